@@ -1,0 +1,161 @@
+// bench_threads — the threads transport next to the floors a shared-memory transport cannot
+// beat, measured in the same run and printed as ratios:
+//
+//   small messages: two threads bouncing one cache line (the cost of moving a line between
+//                   the two cores), against comet's 8-byte echo, one way;
+//   large messages: two threads handing a 1 MiB buffer back and forth, the receiver copying
+//                   straight out of the sender's buffer (one copy per leg), against comet's
+//                   1 MiB echo, one way;
+//   more ranks than cores: echo inside an 8-rank group, and 4 pairs echoing at once.
+//
+// The host may place the two cores near or far from each other, and may move them while this
+// runs, so floor and transport are measured alternately, trial by trial, and the ratio is the
+// median of the per-trial ratios. Run it on an otherwise idle machine, built with optimisation.
+#include <comet/kernels/echo.hpp>
+#include <comet/timing/clock.hpp>
+#include <comet/transport/threads.hpp>
+#include <comet/transport/threads/sleep.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+/// One-way time of a cache line bounced between two threads: each side waits for the other's
+/// value and answers with the next.
+double cache_line_floor(std::size_t rounds) {
+    alignas(64) std::atomic<std::uint64_t> line{0};
+    std::thread partner([&] {
+        for (std::uint64_t v = 1; v < 2 * (rounds + 100); v += 2) {
+            while (line.load(std::memory_order_acquire) != v) comet::threads::detail::cpu_relax();
+            line.store(v + 1, std::memory_order_release);
+        }
+    });
+    clock_type::time_point t0;
+    for (std::uint64_t r = 0; r < rounds + 100; ++r) {
+        if (r == 100) t0 = clock_type::now();  // the first 100 rounds warm up
+        line.store(2 * r + 1, std::memory_order_release);
+        while (line.load(std::memory_order_acquire) != 2 * r + 2) comet::threads::detail::cpu_relax();
+    }
+    const double t = seconds_since(t0);
+    partner.join();
+    return t / static_cast<double>(rounds) / 2;
+}
+
+/// One-way time of a buffer of `n` bytes handed back and forth, each receiver copying it out
+/// of the other's buffer into its own (the single copy a shared-memory transport needs).
+double single_copy_floor(std::size_t n, std::size_t rounds) {
+    std::vector<std::byte> a(n, std::byte{1}), b(n, std::byte{2});
+    alignas(64) std::atomic<std::uint64_t> turn{0};
+    const std::size_t total = rounds + 5;
+    std::thread partner([&] {
+        for (std::uint64_t v = 1; v < 2 * total; v += 2) {
+            while (turn.load(std::memory_order_acquire) != v) comet::threads::detail::cpu_relax();
+            std::memcpy(b.data(), a.data(), n);
+            turn.store(v + 1, std::memory_order_release);
+        }
+    });
+    clock_type::time_point t0;
+    for (std::uint64_t r = 0; r < total; ++r) {
+        if (r == 5) t0 = clock_type::now();
+        turn.store(2 * r + 1, std::memory_order_release);
+        while (turn.load(std::memory_order_acquire) != 2 * r + 2) comet::threads::detail::cpu_relax();
+        std::memcpy(a.data(), b.data(), n);
+    }
+    const double t = seconds_since(t0);
+    partner.join();
+    return t / static_cast<double>(rounds) / 2;
+}
+
+/// comet's echo of `n` bytes between ranks 0 and 1 of a group of `ranks`, one way.
+double comet_echo(std::size_t n, std::size_t rounds, int ranks = 2) {
+    const auto r = comet::threads::run(ranks, [&](comet::threads::transport& t) {
+        return comet::echo(t, {.sizes = {n}, .hops = {1}, .max_times = rounds, .samples = 1, .warmup = 20});
+    });
+    return r[0].records.at(0).samples.at(0);
+}
+
+/// `pairs` pairs of ranks echoing 8 bytes at the same time; the mean one-way time.
+double concurrent_echo(int pairs, std::size_t rounds) {
+    const auto r = comet::threads::run(2 * pairs, [&](comet::threads::transport& t) {
+        std::vector<std::byte> b(8);
+        const int peer = t.rank() ^ 1;
+        t.barrier();
+        const auto t0 = clock_type::now();
+        for (std::size_t i = 0; i < rounds; ++i) {
+            if (t.rank() % 2 == 0) {
+                t.send(peer, 1, b);
+                t.recv(peer, 1, b);
+            } else {
+                t.recv(peer, 1, b);
+                t.send(peer, 1, b);
+            }
+        }
+        const double s = seconds_since(t0);
+        t.barrier();
+        return s / static_cast<double>(rounds) / 2;
+    });
+    double sum = 0;
+    for (double x : r) sum += x;
+    return sum / static_cast<double>(r.size());
+}
+
+struct row {
+    const char* name;
+    double floor, comet, ratio, target;
+};
+
+void print(const row& r) {
+    std::printf("  %-26s %12.1f %12.1f %8.2f   <= %.1f  %s\n", r.name, r.floor * 1e9, r.comet * 1e9, r.ratio, r.target,
+                r.ratio <= r.target ? "ok" : "MISSED");
+}
+
+/// Alternates floor and transport `trials` times; returns medians and the median ratio.
+template <class Floor, class Comet>
+row compare(const char* name, double target, int trials, Floor&& floor, Comet&& comet) {
+    std::vector<double> f, c, ratio;
+    for (int i = 0; i < trials; ++i) {
+        f.push_back(floor());
+        c.push_back(comet());
+        ratio.push_back(c.back() / f.back());
+    }
+    return {name, median(f), median(c), median(ratio), target};
+}
+
+}  // namespace
+
+int main() {
+#ifndef NDEBUG
+    std::printf("warning: built without NDEBUG; build with -DCMAKE_BUILD_TYPE=Release for meaningful figures\n");
+#endif
+    std::printf("threads transport against its floors (same run, %u hardware threads)\n\n",
+                std::thread::hardware_concurrency());
+    std::printf("  %-26s %12s %12s %8s   %s\n", "one-way time", "floor[ns]", "comet[ns]", "ratio", "target");
+    print(compare("8 B echo / cache line", 2.0, 15, [] { return cache_line_floor(20000); }, [] { return comet_echo(8, 20000); }));
+    print(compare("1 MiB echo / single copy", 1.3, 15, [] { return single_copy_floor(1 << 20, 100); },
+                  [] { return comet_echo(1 << 20, 100); }));
+
+    std::printf("\nmore ranks than cores (a context switch, a few microseconds, is the floor there)\n");
+    std::vector<double> in8, pairs4;
+    for (int i = 0; i < 5; ++i) {
+        in8.push_back(comet_echo(8, 5000, 8));
+        pairs4.push_back(concurrent_echo(4, 2000));
+    }
+    std::printf("  8 B echo, 2 of 8 ranks busy:   %8.2f us one way (median of 5)\n", median(in8) * 1e6);
+    std::printf("  8 B echo, all 8 ranks busy:    %8.2f us one way (4 pairs at once, median of 5)\n", median(pairs4) * 1e6);
+    const double worst = std::max(median(in8), median(pairs4));
+    std::printf("  target: a few microseconds, not milliseconds: %s\n", worst < 20e-6 ? "ok" : "MISSED");
+}

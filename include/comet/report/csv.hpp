@@ -1,0 +1,124 @@
+// comet/report/csv.hpp — CSV writers: one row per record (params and summary, seconds) and
+// one row per transfer fit or bandwidth figure, for spreadsheets, pandas and gnuplot.
+//
+// RFC 4180 quoting (a cell holding a comma, quote, CR or LF is quoted, quotes doubled), '\n'
+// line ends, numbers in the shortest form that reads back to the same double (std::to_chars),
+// and an EMPTY cell for a missing or not-a-number value (pandas and spreadsheets read it as
+// missing). Integers go through std::to_string, never the stream, so a locale imbued on the
+// stream cannot slip thousands separators into a cell. Raw samples are not written here: they are in results.json.
+#pragma once
+
+#include <comet/stats/fit.hpp>
+#include <comet/stats/record.hpp>
+#include <comet/stats/summary.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace comet {
+
+namespace detail {
+
+/// The shortest decimal that reads back as `v` (plain notation in [1e-4, 1e16), exponent
+/// notation outside, as results.json writes it); empty for NaN (a missing value).
+inline std::string csv_number(double v) {
+    if (std::isnan(v)) return {};
+    char buf[400];
+    const double a = std::fabs(v);
+    const bool plain = a == 0.0 || (a >= 1e-4 && a < 1e16);
+    const auto res = std::to_chars(buf, buf + sizeof buf, v, plain ? std::chars_format::fixed : std::chars_format::scientific);
+    return std::string(buf, res.ptr);
+}
+
+inline std::string csv_number(std::int64_t v) { return std::to_string(v); }
+
+inline std::string csv_number(std::optional<double> v) { return v ? csv_number(*v) : std::string(); }
+
+/// A cell as RFC 4180 wants it: quoted (quotes doubled) when it holds a comma, quote, CR or LF,
+/// or starts or ends with a space (which some readers would trim).
+inline std::string csv_cell(std::string_view s) {
+    const bool quote = s.find_first_of(",\"\r\n") != std::string_view::npos ||
+                       (!s.empty() && (s.front() == ' ' || s.back() == ' '));
+    if (!quote) return std::string(s);
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
+inline std::string csv_param_cell(const param_value& v) {
+    return std::visit(
+        [](const auto& x) -> std::string {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::string>)
+                return csv_cell(x);
+            else
+                return csv_number(x);
+        },
+        v);
+}
+
+/// The union of the parameter names of `records`, in the order they are first seen.
+inline std::vector<std::string> csv_param_columns(const result_set& r) {
+    std::vector<std::string> names;
+    for (const auto& rec : r.records)
+        for (const auto& [name, value] : rec.params)
+            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    return names;
+}
+
+}  // namespace detail
+
+/// Writes one row per record:
+/// `kernel,<every param name, first-seen order>,n,min,median,mean,max,stddev`, times in
+/// seconds; an empty cell where a record lacks a param or a value is NaN.
+/// @code  std::ofstream f(dir / "results.csv"); comet::write_csv(f, results);  @endcode
+inline void write_csv(std::ostream& os, const result_set& r) {
+    const auto columns = detail::csv_param_columns(r);
+    os << "kernel";
+    for (const auto& c : columns) os << ',' << detail::csv_cell(c);
+    os << ",n,min,median,mean,max,stddev\n";
+    for (const auto& rec : r.records) {
+        os << detail::csv_cell(rec.kernel);
+        for (const auto& c : columns) {
+            os << ',';
+            if (const auto* v = rec.params.find(c)) os << detail::csv_param_cell(*v);
+        }
+        const auto s = summarize(rec.samples);
+        os << ',' << std::to_string(s.n) << ',' << detail::csv_number(s.min) << ',' << detail::csv_number(s.median) << ','
+           << detail::csv_number(s.mean) << ',' << detail::csv_number(s.max) << ',' << detail::csv_number(s.stddev)
+           << '\n';
+    }
+}
+
+/// Writes one row per fit: `kernel,regime,t_startup,t_per_byte,hop,residual,points,break_size`
+/// (seconds, seconds per byte, bytes); empty `hop` / `break_size` when the fit has none.
+inline void write_fits_csv(std::ostream& os, const std::vector<transfer_fit>& fits) {
+    os << "kernel,regime,t_startup,t_per_byte,hop,residual,points,break_size\n";
+    for (const auto& f : fits)
+        os << detail::csv_cell(f.kernel) << ',' << detail::csv_cell(f.regime) << ',' << detail::csv_number(f.t_startup)
+           << ',' << detail::csv_number(f.t_per_byte) << ',' << detail::csv_number(f.hop) << ','
+           << detail::csv_number(f.residual) << ',' << std::to_string(f.points) << ',' << detail::csv_number(f.break_size) << '\n';
+}
+
+/// Writes one row per bandwidth figure: `kernel,hops,peak,n_half,n_90` (bytes per second, bytes).
+inline void write_bandwidth_csv(std::ostream& os, const std::vector<bandwidth_figures>& figures) {
+    os << "kernel,hops,peak,n_half,n_90\n";
+    for (const auto& b : figures)
+        os << detail::csv_cell(b.kernel) << ',' << std::to_string(b.hops) << ',' << detail::csv_number(b.peak) << ','
+           << detail::csv_number(b.n_half) << ',' << detail::csv_number(b.n_90) << '\n';
+}
+
+}  // namespace comet

@@ -1,0 +1,334 @@
+// comet/report/json.hpp — results.json: the context, every record with its params, summary
+// and raw samples, the transfer fits and the bandwidth figures, in the schema documented in
+// docs/results-schema.md (schema_version 1).
+//
+// The writer is hand-written (a few dozen lines; no JSON dependency for one output format) and
+// deterministic: keys in a fixed order, params in the order the kernel set them, numbers in the
+// shortest form that reads back to the same double (std::to_chars), so identical inputs give
+// byte-identical files that diff cleanly. NaN, infinities and absent optionals are written as
+// `null` — JSON has no NaN token, and a file with one is rejected by strict parsers.
+// Deliberately not here: the Google-Benchmark-compatible JSON (a different schema).
+#pragma once
+
+#include <comet/report/context.hpp>
+#include <comet/report/report.hpp>
+#include <comet/stats/fit.hpp>
+#include <comet/stats/record.hpp>
+#include <comet/stats/summary.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace comet {
+
+/// The version of the results.json schema this header writes; bumped on any incompatible change.
+inline constexpr int results_schema_version = 1;
+
+namespace detail::json {
+
+/// Appends `s` as a JSON string literal: quote and backslash escaped, control characters as
+/// \u00XX, and any byte sequence that is not valid UTF-8 replaced by \ufffd (JSON text must be
+/// UTF-8, and a host name or command line is not guaranteed to be).
+inline void write_string(std::ostream& os, std::string_view s) {
+    static constexpr char hex[] = "0123456789abcdef";
+    os << '"';
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+    for (std::size_t i = 0; i < s.size();) {
+        const unsigned char c = byte(i);
+        if (c == '"' || c == '\\') {
+            os << '\\' << static_cast<char>(c);
+            ++i;
+        } else if (c < 0x20 || c == 0x7f) {
+            os << "\\u00" << hex[c >> 4] << hex[c & 0xf];
+            ++i;
+        } else if (c < 0x80) {
+            os << static_cast<char>(c);
+            ++i;
+        } else {
+            // Length and the allowed range of the second byte, per RFC 3629 (no overlongs, no
+            // surrogates, nothing above U+10FFFF).
+            std::size_t len = 0;
+            unsigned char lo = 0x80, hi = 0xbf;
+            if (c >= 0xc2 && c <= 0xdf) len = 2;
+            else if (c >= 0xe0 && c <= 0xef) {
+                len = 3;
+                if (c == 0xe0) lo = 0xa0;
+                if (c == 0xed) hi = 0x9f;
+            } else if (c >= 0xf0 && c <= 0xf4) {
+                len = 4;
+                if (c == 0xf0) lo = 0x90;
+                if (c == 0xf4) hi = 0x8f;
+            }
+            bool ok = len > 0 && i + len <= s.size();
+            for (std::size_t k = 1; ok && k < len; ++k) {
+                const unsigned char b = byte(i + k);
+                ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xbf);
+            }
+            if (ok) {
+                os.write(s.data() + i, static_cast<std::streamsize>(len));
+                i += len;
+            } else {
+                os << "\\ufffd";
+                ++i;
+            }
+        }
+    }
+    os << '"';
+}
+
+/// Appends `v` with the fewest digits that read back to the same double; `null` when not finite.
+/// Plain notation for magnitudes in [1e-4, 1e16) and exponent notation outside it (Python's
+/// repr rule): 0.0001 and 2500000 read better than 1e-04 and 2.5e+06, which plain to_chars
+/// would pick for being one character shorter.
+inline void write_number(std::ostream& os, double v) {
+    if (!std::isfinite(v)) {
+        os << "null";
+        return;
+    }
+    char buf[400];  // fixed notation of a value just under 1e16 needs 17 digits; subnormals use exponents
+    const double a = std::fabs(v);
+    const auto fmt = (a == 0.0 || (a >= 1e-4 && a < 1e16)) ? std::chars_format::fixed : std::chars_format::scientific;
+    const auto res = std::to_chars(buf, buf + sizeof buf, v, fmt);
+    os.write(buf, res.ptr - buf);
+}
+
+template <class I>
+    requires std::is_integral_v<I>
+inline void write_integer(std::ostream& os, I v) {
+    char buf[32];
+    const auto res = std::to_chars(buf, buf + sizeof buf, v);  // never the stream: no locale grouping
+    os.write(buf, res.ptr - buf);
+}
+
+/// A streaming writer that tracks commas and indentation. Containers opened `compact` (and
+/// everything inside them) are written on one line: params, stats and samples stay readable
+/// as one line each instead of one line per number.
+class writer {
+public:
+    explicit writer(std::ostream& os) : os_(os) {}
+
+    void begin_object(bool compact = false) { open('{', compact); }
+    void end_object() { close('}'); }
+    void begin_array(bool compact = false) { open('[', compact); }
+    void end_array() { close(']'); }
+
+    void key(std::string_view k) {
+        separate();
+        write_string(os_, k);
+        os_ << ": ";
+        after_key_ = true;
+    }
+
+    void string(std::string_view s) {
+        separate();
+        write_string(os_, s);
+    }
+    void number(double v) {
+        separate();
+        write_number(os_, v);
+    }
+    void number(std::optional<double> v) {
+        if (v)
+            number(*v);
+        else
+            null();
+    }
+    template <class I>
+        requires std::is_integral_v<I>
+    void integer(I v) {
+        separate();
+        write_integer(os_, v);
+    }
+    void null() {
+        separate();
+        os_ << "null";
+    }
+
+    template <class V>
+    void member(std::string_view k, const V& v) {
+        key(k);
+        if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::optional<double>>)
+            number(v);
+        else if constexpr (std::is_integral_v<V>)
+            integer(v);
+        else
+            string(v);
+    }
+
+    /// Call once at the end: the file ends with a newline.
+    void finish() { os_ << '\n'; }
+
+private:
+    struct level {
+        bool compact;
+        bool empty = true;
+    };
+
+    void separate() {
+        if (after_key_) {
+            after_key_ = false;
+            return;
+        }
+        if (stack_.empty()) return;
+        auto& top = stack_.back();
+        if (!top.empty) os_ << ',';
+        if (top.compact) {
+            if (!top.empty) os_ << ' ';
+        } else {
+            newline(stack_.size());
+        }
+        top.empty = false;
+    }
+    void open(char c, bool compact) {
+        separate();
+        os_ << c;
+        stack_.push_back({compact || (!stack_.empty() && stack_.back().compact)});
+    }
+    void close(char c) {
+        const level l = stack_.back();
+        stack_.pop_back();
+        if (!l.compact && !l.empty) newline(stack_.size());
+        os_ << c;
+    }
+    void newline(std::size_t depth) {
+        os_ << '\n';
+        for (std::size_t i = 0; i < depth; ++i) os_ << "  ";
+    }
+
+    std::ostream& os_;
+    std::vector<level> stack_;
+    bool after_key_ = false;
+};
+
+inline void write_param(writer& w, std::string_view name, const param_value& v) {
+    w.key(name);
+    std::visit(
+        [&](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::string>)
+                w.string(x);
+            else if constexpr (std::is_same_v<T, double>)
+                w.number(x);
+            else
+                w.integer(x);
+        },
+        v);
+}
+
+inline void write_context(writer& w, const context& c) {
+    w.key("context");
+    w.begin_object();
+    w.member("comet_version", c.comet_version);
+    w.member("host", c.host);
+    w.member("date", c.date);
+    w.member("compiler", c.compiler);
+    w.member("command_line", c.command_line);
+    w.key("extra");
+    w.begin_object();
+    // One member per name, at the place it first appears, with the value it last had: a JSON
+    // object's names should be unique (RFC 8259 4), and readers disagree about duplicates.
+    for (std::size_t i = 0; i < c.extra.size(); ++i) {
+        bool seen = false;
+        for (std::size_t k = 0; k < i && !seen; ++k) seen = c.extra[k].first == c.extra[i].first;
+        if (seen) continue;
+        const std::string* value = &c.extra[i].second;
+        for (std::size_t k = i + 1; k < c.extra.size(); ++k)
+            if (c.extra[k].first == c.extra[i].first) value = &c.extra[k].second;
+        w.member(c.extra[i].first, *value);
+    }
+    w.end_object();
+    w.end_object();
+}
+
+inline void write_record(writer& w, const record& r) {
+    w.begin_object();
+    w.member("kernel", r.kernel);
+    w.key("params");
+    w.begin_object(true);
+    for (const auto& [name, value] : r.params) write_param(w, name, value);
+    w.end_object();
+    const auto s = summarize(r.samples);
+    w.key("stats");
+    w.begin_object(true);
+    w.member("min", s.min);
+    w.member("median", s.median);
+    w.member("mean", s.mean);
+    w.member("max", s.max);
+    w.member("n", s.n);
+    w.member("stddev", s.stddev);
+    w.member("p05", s.p05);
+    w.member("p95", s.p95);
+    w.member("median_ci_low", s.median_ci_low);
+    w.member("median_ci_high", s.median_ci_high);
+    w.end_object();
+    w.key("samples");
+    w.begin_array(true);
+    for (double x : r.samples) w.number(x);
+    w.end_array();
+    w.end_object();
+}
+
+inline void write_fit(writer& w, const transfer_fit& f) {
+    w.begin_object(true);
+    w.member("kernel", f.kernel);
+    w.member("regime", f.regime);
+    w.member("t_startup", f.t_startup);
+    w.member("t_per_byte", f.t_per_byte);
+    w.member("hop", f.hop);
+    w.member("residual", f.residual);
+    w.member("points", f.points);
+    w.member("break_size", f.break_size);
+    w.end_object();
+}
+
+inline void write_bandwidth(writer& w, const bandwidth_figures& b) {
+    w.begin_object(true);
+    w.member("kernel", b.kernel);
+    w.member("hops", b.hops);
+    w.member("peak", b.peak);
+    w.member("n_half", b.n_half);
+    w.member("n_90", b.n_90);
+    w.end_object();
+}
+
+}  // namespace detail::json
+
+/// Writes `r` as results.json (schema_version 1, documented in docs/results-schema.md): keys
+/// `schema_version`, `context`, `transport`, `nodes`, `results`, `fits`, `bandwidth`, in that
+/// order. Times in seconds, sizes in bytes, bandwidths in bytes per second; NaN → null.
+/// @throws invalid_argument when a record holds a NaN sample (see `summarize`).
+/// @code  std::ofstream f(dir / "results.json"); comet::write_json(f, report);  @endcode
+inline void write_json(std::ostream& os, const report& r) {
+    detail::json::writer w(os);
+    w.begin_object();
+    w.member("schema_version", results_schema_version);
+    detail::json::write_context(w, r.ctx);
+    w.member("transport", r.ctx.transport);
+    w.member("nodes", r.ctx.nodes);
+    w.key("results");
+    w.begin_array();
+    for (const auto& rec : r.results.records) detail::json::write_record(w, rec);
+    w.end_array();
+    w.key("fits");
+    w.begin_array();
+    for (const auto& f : r.fits) detail::json::write_fit(w, f);
+    w.end_array();
+    w.key("bandwidth");
+    w.begin_array();
+    for (const auto& b : r.bandwidth) detail::json::write_bandwidth(w, b);
+    w.end_array();
+    w.end_object();
+    w.finish();
+}
+
+}  // namespace comet

@@ -1,0 +1,30 @@
+// comet/report/report.hpp — the bundle every reporter writes: the context of a run, its
+// records (with raw samples), and the fits and bandwidth figures derived from them.
+//
+// Just the bundle: the writers live in table.hpp, csv.hpp and json.hpp, so a program that
+// writes only CSV does not pull in the others.
+#pragma once
+
+#include <comet/report/context.hpp>
+#include <comet/stats/fit.hpp>
+#include <comet/stats/record.hpp>
+
+#include <vector>
+
+namespace comet {
+
+/// Everything one run produced, ready to be written.
+/// @code
+///   comet::report r{comet::make_context("threads", 2), results};
+///   r.fits = comet::fit_transfers(r.results, "echo");
+///   r.bandwidth = comet::bandwidth(r.results, "echo");
+///   comet::write_table(std::cout, r);
+/// @endcode
+struct report {
+    context ctx;
+    result_set results;
+    std::vector<transfer_fit> fits;
+    std::vector<bandwidth_figures> bandwidth;
+};
+
+}  // namespace comet

@@ -1,0 +1,212 @@
+// comet/topology/hypercube.hpp — hypercube addressing: the binary-reflected Gray code, CoMet's
+// "node n hops away" (thesis figure 4.2), and a `hypercube` value with distances, neighbours and
+// the e-cube routes the iPSC/860 uses.
+//
+// CoMet thesis 3.1.5 ("a function which, given a node, identifies another node n hops away"),
+// 3.4.1 (`get_hop_node()`) and 4.3 (figure 4.2, its bit arithmetic). Node numbers are `int`
+// like every rank in comet. The free `hop_node` works on any group size, because kernels such as
+// echo run on the threads transport with 3 or 6 ranks too; the `hypercube` class is the real
+// 2^d machine and refuses anything else. The mapping of a cube onto a 2-D processor mesh (figure
+// 4.1) lives in mesh.hpp.
+#pragma once
+
+#include <comet/core/errors.hpp>
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace comet {
+
+/// True when `n` is 1, 2, 4, 8, ...; false for 0.
+constexpr bool is_power_of_two(std::uint64_t n) noexcept { return std::has_single_bit(n); }
+
+/// The binary-reflected Gray code of `i`: consecutive values differ in exactly one bit, and so
+/// do the first and the last of every aligned block of 2^k values (the wrap-around that makes a
+/// Gray-coded ring a hypercube ring). Thesis figure 4.1 calls it `gray()` [FJG+88].
+constexpr std::uint32_t gray(std::uint32_t i) noexcept { return i ^ (i >> 1); }
+
+/// The inverse of `gray`: `gray_inverse(gray(i)) == i` for every `i`.
+constexpr std::uint32_t gray_inverse(std::uint32_t g) noexcept {
+    // Each bit of i is the XOR of all bits of g at or above it: a prefix XOR, done in
+    // log2(32) = 5 doubling steps instead of a loop over the bits.
+    g ^= g >> 1;
+    g ^= g >> 2;
+    g ^= g >> 4;
+    g ^= g >> 8;
+    g ^= g >> 16;
+    return g;
+}
+
+namespace detail {
+
+/// The mask of bits 0..hops-1, for 0 <= hops <= 63.
+constexpr std::uint64_t low_bits(int hops) noexcept {
+    return hops == 0 ? 0 : (~std::uint64_t{0} >> (64 - hops));
+}
+
+inline void check_group(const char* who, int node, int nodes) {
+    if (nodes < 1) raise<invalid_argument>(-1, who, ": a group needs at least 1 node, not ", nodes);
+    if (node < 0 || node >= nodes)
+        raise<invalid_argument>(-1, who, ": node ", node, " is outside the ", nodes, " nodes [0, ", nodes, ")");
+}
+
+}  // namespace detail
+
+/// The node `hops` hops away from `node` in a group of `nodes`: `node` with its bits 0..hops-1
+/// flipped, as thesis figure 4.2 computes it (`temp` = 1, 2, 4, ...; subtract `temp` when the bit
+/// is set, add it when not). On a 2^d cube with `hops` <= d the two nodes are exactly `hops` links
+/// apart, which is what the echo and pairwise kernels need. `hops` = 0 gives `node` itself.
+///
+/// Any `nodes` >= 1 is accepted (a 6-rank threads group works), but the result must be one of
+/// the `nodes`; otherwise the call throws rather than hand a kernel a rank that does not exist.
+/// @throws invalid_argument for `nodes` < 1, `node` outside [0, nodes), `hops` < 0, or a result
+///         outside the group ("hop_node: 3 hops from node 0 reach node 7, outside the 6 nodes").
+/// @code
+///   int partner = comet::hop_node(t.rank(), 2, t.size());   // rank 0 of 16 -> 3
+/// @endcode
+inline int hop_node(int node, int hops, int nodes) {
+    detail::check_group("hop_node", node, nodes);
+    if (hops < 0) raise<invalid_argument>(-1, "hop_node: hop count ", hops, " is negative");
+    // Past 62 hops the result does not even fit the 64-bit arithmetic below; no int-numbered
+    // group (at most 2^31 nodes, so at most 31 meaningful hops) reaches it anyway.
+    if (hops > 62)
+        raise<invalid_argument>(-1, "hop_node: ", hops, " hops from node ", node, " leave the ", nodes,
+                                " nodes (no group of int-numbered nodes spans more than 31 hops)");
+    const std::uint64_t result = static_cast<std::uint64_t>(node) ^ detail::low_bits(hops);
+    if (result >= static_cast<std::uint64_t>(nodes))
+        raise<invalid_argument>(-1, "hop_node: ", hops, " hops from node ", node, " reach node ", result,
+                                ", outside the ", nodes, " nodes");
+    return static_cast<int>(result);
+}
+
+/// The largest `h` >= 0 for which `hop_node(node, h, nodes)` is valid; on a 2^d cube that is d
+/// for every node. In a group that is not a power of two the valid hop counts need not be
+/// contiguous: node 5 of 6 reaches 4 with 1 hop and 2 with 3 hops, but 2 hops would give 6. So
+/// `max_hops` is an upper bound for a loop over hop counts, not a promise that every smaller
+/// count works; such a loop must still be ready for `hop_node` to refuse.
+/// @throws invalid_argument for `nodes` < 1 or `node` outside [0, nodes).
+inline int max_hops(int node, int nodes) {
+    detail::check_group("max_hops", node, nodes);
+    // Flipping a bit at or above bit_width(nodes - 1) lands at or beyond the next power of two,
+    // so only h <= bit_width(nodes - 1) can be valid.
+    const int limit = static_cast<int>(std::bit_width(static_cast<std::uint32_t>(nodes - 1)));
+    for (int h = limit; h > 0; --h)
+        if ((static_cast<std::uint64_t>(node) ^ detail::low_bits(h)) < static_cast<std::uint64_t>(nodes)) return h;
+    return 0;
+}
+
+/// A binary hypercube of 2^d nodes: node numbers are d-bit addresses, and two nodes are linked
+/// when their addresses differ in exactly one bit (the "dimension" of that link). This is the
+/// iPSC/860's interconnect (thesis chapter 4), and the basis of the simulated machine's routing.
+/// @code
+///   comet::hypercube cube(16);
+///   cube.route(0, 11);   // {0, 1, 3, 11}: dimensions 0, 1, 3, lowest first
+/// @endcode
+class hypercube {
+public:
+    /// The largest cube accepted: 2^20 nodes, far beyond any machine comet runs on or simulates
+    /// (the iPSC/860 had at most 128), and small enough that routes and tables stay cheap.
+    static constexpr int max_nodes = 1 << 20;
+
+    /// A cube of `nodes` nodes.
+    /// @throws invalid_argument unless `nodes` is a power of two in [1, 2^20]
+    ///         ("hypercube: 12 nodes is not a power of two").
+    explicit hypercube(int nodes) : nodes_(nodes), dimension_(0) {
+        if (nodes < 1) raise<invalid_argument>(-1, "hypercube: a cube needs at least 1 node, not ", nodes);
+        if (!is_power_of_two(static_cast<std::uint64_t>(nodes)))
+            raise<invalid_argument>(-1, "hypercube: ", nodes, " nodes is not a power of two");
+        if (nodes > max_nodes)
+            raise<invalid_argument>(-1, "hypercube: ", nodes, " nodes is more than the ", max_nodes, " supported");
+        dimension_ = std::countr_zero(static_cast<std::uint32_t>(nodes));
+    }
+
+    /// The number of nodes, 2^dimension().
+    int nodes() const noexcept { return nodes_; }
+    /// The dimension d: the number of links per node and the largest distance between two nodes.
+    int dimension() const noexcept { return dimension_; }
+
+    /// The node `hops` links away from `node` (thesis figure 4.2); see the free `hop_node`.
+    /// @throws invalid_argument for `node` outside the cube or `hops` outside [0, dimension()].
+    int hop_node(int node, int hops) const {
+        check_node("hypercube::hop_node", node);
+        if (hops < 0 || hops > dimension_)
+            raise<invalid_argument>(-1, "hypercube::hop_node: ", hops, " hops is outside [0, ", dimension_,
+                                    "] for the dimension-", dimension_, " cube");
+        return node ^ static_cast<int>(detail::low_bits(hops));
+    }
+
+    /// The number of links on a shortest path between `a` and `b`: the number of address bits in
+    /// which they differ (Hamming distance).
+    /// @throws invalid_argument for a node outside the cube.
+    int distance(int a, int b) const {
+        check_node("hypercube::distance", a);
+        check_node("hypercube::distance", b);
+        return std::popcount(static_cast<std::uint32_t>(a ^ b));
+    }
+
+    /// The e-cube route from `from` to `to`, both included: the differing address bits are fixed
+    /// from the LOWEST dimension up, one link each, as the iPSC/860's routing hardware does. The
+    /// route is deterministic, so two messages contend exactly when their routes share a link;
+    /// the contention kernel and the simulator rely on that. `route(a, a)` is `{a}`.
+    /// @throws invalid_argument for a node outside the cube.
+    std::vector<int> route(int from, int to) const {
+        check_node("hypercube::route", from);
+        check_node("hypercube::route", to);
+        std::vector<int> path;
+        path.reserve(static_cast<std::size_t>(distance(from, to)) + 1);
+        path.push_back(from);
+        int at = from;
+        for (std::uint32_t diff = static_cast<std::uint32_t>(from ^ to); diff != 0; diff &= diff - 1) {
+            at ^= static_cast<int>(diff & (~diff + 1));  // the lowest differing bit still to fix
+            path.push_back(at);
+        }
+        return path;
+    }
+
+    /// The dimensions the e-cube route from `from` to `to` crosses, in order (ascending).
+    /// `route_dimensions(a, b)[i]` is the link between `route(a, b)[i]` and `route(a, b)[i + 1]`.
+    /// @throws invalid_argument for a node outside the cube.
+    std::vector<int> route_dimensions(int from, int to) const {
+        check_node("hypercube::route_dimensions", from);
+        check_node("hypercube::route_dimensions", to);
+        std::vector<int> dims;
+        for (std::uint32_t diff = static_cast<std::uint32_t>(from ^ to); diff != 0; diff &= diff - 1)
+            dims.push_back(std::countr_zero(diff));
+        return dims;
+    }
+
+    /// The neighbour of `node` across dimension `dim`: `node` with bit `dim` flipped.
+    /// @throws invalid_argument for `node` outside the cube or `dim` outside [0, dimension()).
+    int neighbour(int node, int dim) const {
+        check_node("hypercube::neighbour", node);
+        if (dim < 0 || dim >= dimension_)
+            raise<invalid_argument>(-1, "hypercube::neighbour: dimension ", dim, " is outside [0, ", dimension_,
+                                    ") for the dimension-", dimension_, " cube");
+        return node ^ (1 << dim);
+    }
+
+    /// The dimension() neighbours of `node`, ordered by dimension: element i is across dimension i.
+    /// @throws invalid_argument for `node` outside the cube.
+    std::vector<int> neighbours(int node) const {
+        check_node("hypercube::neighbours", node);
+        std::vector<int> result;
+        result.reserve(static_cast<std::size_t>(dimension_));
+        for (int d = 0; d < dimension_; ++d) result.push_back(node ^ (1 << d));
+        return result;
+    }
+
+    friend bool operator==(const hypercube&, const hypercube&) = default;
+
+private:
+    void check_node(const char* who, int node) const {
+        if (node < 0 || node >= nodes_)
+            raise<invalid_argument>(-1, who, ": node ", node, " is outside the ", nodes_, " nodes [0, ", nodes_, ")");
+    }
+
+    int nodes_;
+    int dimension_;
+};
+
+}  // namespace comet

@@ -1,0 +1,327 @@
+// comet/transport/threads/world.hpp — what the ranks of one threads::run share: the channels
+// between every pair of ranks, each rank's sleep state, the barrier, the collective scratch,
+// and the logic that stops every rank on a failure or a deadlock.
+//
+// Waiting. A rank that must wait spins for a short while (a message usually arrives within a
+// few hundred nanoseconds), then sleeps on its own doorbell word. Whoever changes something a
+// sleeper may wait for (publishes a message to it, completes its send, releases a barrier,
+// finishes, stops the run) rings the sleeper's doorbell. A sleeper publishes `sleeping` before
+// it checks its condition one last time, and a ringer publishes its change before it reads
+// `sleeping` (both sequentially consistent), so a wake-up is never lost.
+//
+// Deadlock. A sleeping rank counts itself blocked only after that last check failed; a ringer
+// uncounts it in the same atomic step that wakes it. So `blocked + finished == size` means
+// every rank is asleep with nothing that could wake it: the rank that completes the count
+// declares the deadlock, and every rank raises `deadlock_error` with the same report.
+#pragma once
+
+#include <comet/core/errors.hpp>
+#include <comet/transport/threads/channel.hpp>
+#include <comet/transport/threads/sleep.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace comet::threads {
+
+/// How a threads::run behaves. The defaults suit measurement.
+struct options {
+    /// How long a waiting rank spins before it sleeps while there are no more awake ranks than
+    /// cores. When awake ranks outnumber cores a waiting rank spins only 2 µs: spinning then
+    /// keeps the rank it waits for off a core, and a context switch, a few µs, is the floor.
+    std::chrono::nanoseconds spin{std::chrono::microseconds(100)};
+    /// Messages up to this size travel inline in the ring; larger ones by a single copy from
+    /// the sender's buffer (or a buffered copy when no receive is posted for them).
+    std::size_t eager_limit = 1000;
+    /// Cells (64 bytes each) in the ring of every ordered pair of ranks; a power of two.
+    std::size_t ring_cells = 128;
+};
+
+namespace detail {
+
+/// What a rank is blocked in, for deadlock reports.
+enum class wait_op : std::uint8_t {
+    none, recv, send, ssend, rsend, wait_recv, wait_send, wait_all, barrier, broadcast, allreduce
+};
+
+struct wait_desc {
+    wait_op op = wait_op::none;
+    int peer = 0;
+    int tag = 0;
+    std::size_t size = 0;
+    std::size_t count = 0;  ///< wait_all: requests still pending
+};
+
+inline std::string describe(const wait_desc& w) {
+    std::ostringstream os;
+    const auto from = [&](int peer) { return peer < 0 ? std::string("any rank") : "rank " + std::to_string(peer); };
+    const auto tag = [&](int t) { return t < 0 ? std::string("any tag") : "tag " + std::to_string(t); };
+    switch (w.op) {
+    case wait_op::none: os << "running"; break;
+    case wait_op::recv: os << "recv from " << from(w.peer) << " (" << tag(w.tag) << ", up to " << w.size << " bytes)"; break;
+    case wait_op::send: os << "send to rank " << w.peer << " (tag " << w.tag << ", " << w.size << " bytes)"; break;
+    case wait_op::ssend:
+        os << "ssend to rank " << w.peer << " (tag " << w.tag << ", " << w.size << " bytes), not yet received";
+        break;
+    case wait_op::rsend:
+        os << "rsend to rank " << w.peer << " (tag " << w.tag << ", " << w.size << " bytes), not yet received";
+        break;
+    case wait_op::wait_recv: os << "wait for irecv from " << from(w.peer) << " (" << tag(w.tag) << ")"; break;
+    case wait_op::wait_send:
+        os << "wait for isend to rank " << w.peer << " (tag " << w.tag << ", " << w.size << " bytes), not yet received";
+        break;
+    case wait_op::wait_all: os << "wait_all with " << w.count << " requests pending"; break;
+    case wait_op::barrier: os << "barrier"; break;
+    case wait_op::broadcast: os << "broadcast from root " << w.peer << " (" << w.size << " bytes)"; break;
+    case wait_op::allreduce: os << "allreduce_sum of " << w.size << " doubles"; break;
+    }
+    return os.str();
+}
+
+enum class sleep_state : std::uint32_t { awake, sleeping, counted };
+enum class stop_reason : std::uint32_t { none, failed, deadlock };
+
+/// One rank's shared control block, alone on its cache lines.
+struct alignas(cache_line) rank_control {
+    std::atomic<std::uint32_t> doorbell{0};
+    std::atomic<sleep_state> sleep{sleep_state::awake};
+    std::atomic<bool> finished{false};
+    // What the rank waits for; written by the rank before it counts itself blocked, read by
+    // the rank that declares a deadlock (atomics only to keep the race detector informed).
+    std::atomic<wait_op> op{wait_op::none};
+    std::atomic<int> peer{0}, tag{0};
+    std::atomic<std::size_t> size{0}, count{0};
+};
+
+/// Collective descriptor a rank publishes before the arrival barrier of a collective.
+struct alignas(cache_line) collective_slot {
+    int kind = 0;
+    int root = 0;
+    std::size_t size = 0;
+    void* data = nullptr;
+    std::vector<double> partial;  ///< allreduce: this rank's share of the sum
+};
+
+class world {
+public:
+    world(int ranks, const options& opt)
+        : ranks_(ranks), opt_(opt), controls_(static_cast<std::size_t>(ranks)),
+          slots_(static_cast<std::size_t>(ranks)), epoch_(std::chrono::steady_clock::now()) {
+        if (opt.ring_cells < 16 || (opt.ring_cells & (opt.ring_cells - 1)) != 0)
+            raise<invalid_argument>(-1, "threads: ring_cells ", opt.ring_cells, " is not a power of two >= 16");
+        if (cells_for(opt.eager_limit) > opt.ring_cells / 4)
+            raise<invalid_argument>(-1, "threads: eager_limit ", opt.eager_limit, " bytes needs more than a quarter of the ",
+                                    opt.ring_cells, "-cell ring");
+        if (opt.spin.count() < 0) raise<invalid_argument>(-1, "threads: negative spin time ", opt.spin.count(), " ns");
+        cores_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        awake_.store(ranks, std::memory_order_relaxed);
+        // One shared line per pair of ranks (and per rank, for messages to itself).
+        lines_ = std::make_unique<pair_line[]>(static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks + 1) / 2);
+        channels_.reserve(static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks));
+        for (int dest = 0; dest < ranks; ++dest)
+            for (int source = 0; source < ranks; ++source) {
+                const int lo = std::min(source, dest), hi = std::max(source, dest);
+                pair_line& line = lines_[static_cast<std::size_t>(hi) * static_cast<std::size_t>(hi + 1) / 2 + static_cast<std::size_t>(lo)];
+                channels_.push_back(std::make_unique<channel>(opt.ring_cells, line.half[source <= dest ? 0 : 1]));
+            }
+    }
+
+    int ranks() const noexcept { return ranks_; }
+    const options& opts() const noexcept { return opt_; }
+    /// True while more ranks are awake than the machine has cores.
+    bool crowded() const noexcept { return awake_.load(std::memory_order_relaxed) > cores_; }
+    /// Bookkeeping for `crowded`: a rank going to sleep, and waking up.
+    void dozing() noexcept { awake_.fetch_sub(1, std::memory_order_relaxed); }
+    void waking() noexcept { awake_.fetch_add(1, std::memory_order_relaxed); }
+    std::chrono::steady_clock::time_point epoch() const noexcept { return epoch_; }
+
+    /// The channel carrying messages from `source` to `dest`.
+    channel& link(int source, int dest) noexcept {
+        return *channels_[static_cast<std::size_t>(dest) * static_cast<std::size_t>(ranks_) + static_cast<std::size_t>(source)];
+    }
+    rank_control& control(int rank) noexcept { return controls_[static_cast<std::size_t>(rank)]; }
+    collective_slot& slot(int rank) noexcept { return slots_[static_cast<std::size_t>(rank)]; }
+
+    // ---- waking and stopping ----
+
+    /// Wakes `rank` if it sleeps. Callers publish their change (seq_cst) before calling.
+    void ring(int rank) noexcept {
+        rank_control& c = control(rank);
+        if (c.sleep.load(std::memory_order_seq_cst) == sleep_state::awake) return;
+        if (c.sleep.exchange(sleep_state::awake, std::memory_order_seq_cst) == sleep_state::counted)
+            blocked_.fetch_sub(1, std::memory_order_seq_cst);
+        c.doorbell.fetch_add(1, std::memory_order_seq_cst);
+        wake_all(c.doorbell);
+    }
+
+    void ring_all_but(int me) noexcept {
+        for (int r = 0; r < ranks_; ++r)
+            if (r != me) ring(r);
+    }
+
+    /// A sleeper whose last check failed: count it blocked; declares a deadlock when this
+    /// completes the count. Returns false if a ringer woke it in between (check again).
+    bool count_blocked(int rank) {
+        rank_control& c = control(rank);
+        auto expected = sleep_state::sleeping;
+        if (!c.sleep.compare_exchange_strong(expected, sleep_state::counted, std::memory_order_seq_cst)) return false;
+        blocked_.fetch_add(1, std::memory_order_seq_cst);
+        check_deadlock();
+        return true;
+    }
+
+    /// A sleeper leaving on its own (its condition held): uncount it unless a ringer did.
+    void leave_sleep(int rank) noexcept {
+        if (control(rank).sleep.exchange(sleep_state::awake, std::memory_order_seq_cst) == sleep_state::counted)
+            blocked_.fetch_sub(1, std::memory_order_seq_cst);
+    }
+
+    /// The rank's function returned or threw: it will never send again.
+    void finish(int rank) {
+        control(rank).finished.store(true, std::memory_order_seq_cst);
+        finished_.fetch_add(1, std::memory_order_seq_cst);
+        ring_all_but(rank);  // senders waiting on an offer to this rank withdraw it
+        check_deadlock();
+    }
+    bool finished(int rank) noexcept { return control(rank).finished.load(std::memory_order_seq_cst); }
+
+    /// Records a rank's failure and stops every rank. Of several failures `run` rethrows the
+    /// lowest rank's, ignoring ranks that only raised `stopped`: when every rank rejects the
+    /// same bad argument, the report is the same from one run to the next.
+    void fail(int rank, std::exception_ptr e) {
+        bool first = false;
+        {
+            std::lock_guard lock(stop_mutex_);
+            const bool is_stop = is_stopped(e);
+            if (!failure_ || (failure_is_stop_ && !is_stop) ||
+                (!is_stop && !failure_is_stop_ && rank < failure_rank_)) {
+                failure_ = e;
+                failure_rank_ = rank;
+                failure_is_stop_ = is_stop;
+            }
+            if (reason_.load(std::memory_order_relaxed) == stop_reason::none) {
+                message_ = describe_failure(rank, e);
+                reason_.store(stop_reason::failed, std::memory_order_seq_cst);
+                first = true;
+            }
+        }
+        if (first) ring_all_but(rank);
+    }
+
+    /// The exception `run` rethrows, if any.
+    std::exception_ptr failure() const noexcept { return failure_; }
+
+    stop_reason stopping() const noexcept { return reason_.load(std::memory_order_acquire); }
+
+    /// Raises the exception matching the stop reason (on a rank that finds the run stopped).
+    [[noreturn]] void throw_stop(int rank) const {
+        if (reason_.load(std::memory_order_acquire) == stop_reason::deadlock) throw deadlock_error(message_);
+        raise<stopped>(rank, "stopped because ", message_);
+    }
+
+    // ---- the barrier every collective uses ----
+
+    std::uint32_t barrier_generation() const noexcept { return generation_.load(std::memory_order_acquire); }
+
+    /// Arrives at the barrier of generation `g`; returns true if this arrival released it.
+    bool barrier_arrive(int me, std::uint32_t g) noexcept {
+        if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 < ranks_) return false;
+        arrived_.store(0, std::memory_order_relaxed);
+        generation_.store(g + 1, std::memory_order_seq_cst);
+        ring_all_but(me);
+        return true;
+    }
+
+    /// Keeps a large message a finished rank drained but never received, until teardown.
+    void leave_behind(large_message* m) {
+        std::lock_guard lock(stop_mutex_);
+        left_behind_.push_back(m);
+    }
+
+    /// After every rank's thread has ended: every state is final now.
+    ~world() {
+        for (large_message* m : left_behind_) channel::dispose_large(m);
+    }
+
+private:
+    static bool is_stopped(std::exception_ptr e) {
+        try {
+            std::rethrow_exception(e);
+        } catch (const stopped&) {
+            return true;
+        } catch (...) {
+            return false;
+        }
+    }
+
+    static std::string describe_failure(int rank, std::exception_ptr e) {
+        std::string what;
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::exception& x) {
+            what = x.what();
+        } catch (...) {
+            what = "an exception that is not a std::exception";
+        }
+        return "rank " + std::to_string(rank) + " failed (" + what + ")";
+    }
+
+    void check_deadlock() {
+        const int blocked = blocked_.load(std::memory_order_seq_cst);
+        const int finished = finished_.load(std::memory_order_seq_cst);
+        if (blocked <= 0 || blocked + finished < ranks_) return;
+        {
+            std::lock_guard lock(stop_mutex_);
+            if (reason_.load(std::memory_order_relaxed) != stop_reason::none) return;
+            std::ostringstream os;
+            os << "deadlock: every rank is blocked or finished and nothing can wake any of them:";
+            for (int r = 0; r < ranks_; ++r) {
+                rank_control& c = control(r);
+                os << (r ? "; " : " ") << "rank " << r << ' ';
+                if (c.finished.load(std::memory_order_seq_cst)) {
+                    os << "finished";
+                    continue;
+                }
+                wait_desc w{c.op.load(), c.peer.load(), c.tag.load(), c.size.load(), c.count.load()};
+                os << "waits in " << describe(w);
+            }
+            message_ = os.str();
+            reason_.store(stop_reason::deadlock, std::memory_order_seq_cst);
+        }
+        ring_all_but(-1);
+    }
+
+    int ranks_;
+    options opt_;
+    int cores_ = 1;
+    std::unique_ptr<pair_line[]> lines_;
+    std::vector<std::unique_ptr<channel>> channels_;
+    std::vector<rank_control> controls_;
+    std::vector<collective_slot> slots_;
+    std::chrono::steady_clock::time_point epoch_;
+
+    alignas(cache_line) std::atomic<int> awake_{0};
+    alignas(cache_line) std::atomic<int> blocked_{0};
+    std::atomic<int> finished_{0};
+    alignas(cache_line) std::atomic<int> arrived_{0};
+    alignas(cache_line) std::atomic<std::uint32_t> generation_{0};
+    alignas(cache_line) std::atomic<stop_reason> reason_{stop_reason::none};
+    std::mutex stop_mutex_;
+    std::string message_;
+    std::exception_ptr failure_;
+    int failure_rank_ = 0;
+    bool failure_is_stop_ = false;
+    std::vector<large_message*> left_behind_;
+};
+
+}  // namespace detail
+}  // namespace comet::threads

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds, and runs every test — once in an
+# optimised build, then under AddressSanitizer + UndefinedBehaviorSanitizer, then under
+# ThreadSanitizer. Build trees go to build/ (set COMET_BUILD_DIR to put them elsewhere).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+
+root=${COMET_BUILD_DIR:-build}
+jobs=$(nproc)
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "optimised build: every test"
+cmake -S . -B "$root/release" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$root/release" -j "$jobs"
+ctest --test-dir "$root/release" --output-on-failure -j "$jobs"
+
+step "AddressSanitizer + UndefinedBehaviorSanitizer: unit tests, examples and the comet program"
+cmake -S . -B "$root/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMET_BUILD_BENCH=OFF \
+  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+cmake --build "$root/asan" -j "$jobs"
+ctest --test-dir "$root/asan" --output-on-failure -j "$jobs" -L "unit|example|cli"
+
+step "ThreadSanitizer: unit tests"
+cmake -S . -B "$root/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMET_BUILD_BENCH=OFF -DCOMET_BUILD_EXAMPLES=OFF \
+  -DCMAKE_CXX_FLAGS="-fsanitize=thread"
+cmake --build "$root/tsan" -j "$jobs"
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --test-dir "$root/tsan" --output-on-failure -j "$jobs" -L unit
+
+step "all tests passed"

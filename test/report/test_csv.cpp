@@ -1,0 +1,165 @@
+// Tests of comet/report/csv.hpp: the header is the union of param names in first-seen order,
+// missing params and NaN values are empty cells, words are quoted as RFC 4180 wants, and every
+// number reads back to the same double.
+#include <comet/report/csv.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace csv_test {
+
+inline std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream is(text);
+    for (std::string l; std::getline(is, l);) out.push_back(l);
+    return out;
+}
+
+/// Splits one CSV line into cells, undoing RFC 4180 quoting (no embedded newlines needed here).
+inline std::vector<std::string> cells(const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                out.back() += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                out.back() += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            out.emplace_back();
+        } else {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
+inline comet::result_set sample_results() {
+    comet::result_set rs;
+    rs.records.push_back({"echo", {{"size", std::int64_t{8}}, {"hops", std::int64_t{1}}}, {3e-6, 1e-6, 2e-6}});
+    rs.records.push_back({"overlap", {{"size", std::int64_t{2536}}, {"mode", "async"}, {"vector_length", std::int64_t{1000}}},
+                          {0.25, 0.75}});
+    rs.records.push_back({"commtest", {{"protocol", "(0,3)"}, {"load", 0.5}}, {}});
+    rs.records.push_back({"odd", {{"mode", "say \"hi\""}}, {1.0 / 3.0}});
+    return rs;
+}
+
+}  // namespace csv_test
+
+BOOST_AUTO_TEST_SUITE(csv)
+
+BOOST_AUTO_TEST_CASE(header_is_kernel_then_param_union_then_stats) {
+    std::ostringstream os;
+    comet::write_csv(os, csv_test::sample_results());
+    const auto l = csv_test::lines(os.str());
+    BOOST_TEST_REQUIRE(l.size() == 5u);
+    BOOST_TEST(l[0] == "kernel,size,hops,mode,vector_length,protocol,load,n,min,median,mean,max,stddev");
+}
+
+BOOST_AUTO_TEST_CASE(rows_hold_params_and_summary_in_seconds) {
+    std::ostringstream os;
+    comet::write_csv(os, csv_test::sample_results());
+    const auto l = csv_test::lines(os.str());
+    BOOST_TEST_REQUIRE(l.size() == 5u);
+    // echo: samples 3, 1, 2 µs → min 1e-06, median 2e-06, mean 2e-06, max 3e-06, stddev 1e-06
+    const auto echo = csv_test::cells(l[1]);
+    BOOST_TEST_REQUIRE(echo.size() == 13u);
+    BOOST_TEST(echo[0] == "echo");
+    BOOST_TEST(echo[1] == "8");
+    BOOST_TEST(echo[2] == "1");
+    BOOST_TEST(echo[3] == "");  // no mode
+    BOOST_TEST(echo[7] == "3");
+    BOOST_TEST(std::strtod(echo[8].c_str(), nullptr) == 1e-6);
+    BOOST_TEST(std::strtod(echo[9].c_str(), nullptr) == 2e-6);
+    BOOST_TEST(std::strtod(echo[11].c_str(), nullptr) == 3e-6);
+    // overlap: 0.25 and 0.75 → median = mean = 0.5, stddev = sqrt((0.0625 + 0.0625) / 1)
+    BOOST_TEST(l[2] == "overlap,2536,,async,1000,,,2,0.25,0.5,0.5,0.75,0.3535533905932738");
+}
+
+BOOST_AUTO_TEST_CASE(words_with_commas_and_quotes_are_quoted) {
+    std::ostringstream os;
+    comet::write_csv(os, csv_test::sample_results());
+    const auto l = csv_test::lines(os.str());
+    BOOST_TEST_REQUIRE(l.size() == 5u);
+    BOOST_TEST(l[3].find("\"(0,3)\",0.5") != std::string::npos);
+    BOOST_TEST(l[4].find("\"say \"\"hi\"\"\"") != std::string::npos);
+    BOOST_TEST(csv_test::cells(l[4])[3] == "say \"hi\"");
+    BOOST_TEST(comet::detail::csv_cell("a\nb") == "\"a\nb\"");
+    BOOST_TEST(comet::detail::csv_cell(" padded") == "\" padded\"");
+    BOOST_TEST(comet::detail::csv_cell("plain") == "plain");
+}
+
+BOOST_AUTO_TEST_CASE(record_without_samples_has_n_0_and_empty_stats) {
+    std::ostringstream os;
+    comet::write_csv(os, csv_test::sample_results());
+    const auto c = csv_test::cells(csv_test::lines(os.str())[3]);
+    BOOST_TEST_REQUIRE(c.size() == 13u);
+    BOOST_TEST(c[5] == "(0,3)");
+    BOOST_TEST(c[7] == "0");
+    for (std::size_t i = 8; i < 13; ++i) BOOST_TEST(c[i] == "");  // NaN → empty, never "nan"
+}
+
+BOOST_AUTO_TEST_CASE(numbers_round_trip_exactly) {
+    std::ostringstream os;
+    comet::write_csv(os, csv_test::sample_results());
+    const auto c = csv_test::cells(csv_test::lines(os.str())[4]);
+    BOOST_TEST(std::strtod(c[8].c_str(), nullptr) == 1.0 / 3.0);  // 17 significant digits survive
+    BOOST_TEST(c[12] == "");                                       // stddev of one sample: NaN
+}
+
+BOOST_AUTO_TEST_CASE(empty_result_set_is_just_the_header) {
+    std::ostringstream os;
+    comet::write_csv(os, comet::result_set{});
+    BOOST_TEST(os.str() == "kernel,n,min,median,mean,max,stddev\n");
+}
+
+BOOST_AUTO_TEST_CASE(fits_and_bandwidth_csv) {
+    const std::vector<comet::transfer_fit> fits{
+        {"echo", "small", 79e-6, 0.63e-6, 25e-6, 1e-7, 36, 100.0},
+        {"pairwise", "all", 1e-5, 2e-9, std::nullopt, 0.0, 4, std::nullopt},
+    };
+    std::ostringstream os;
+    comet::write_fits_csv(os, fits);
+    BOOST_TEST(os.str() ==
+               "kernel,regime,t_startup,t_per_byte,hop,residual,points,break_size\n"
+               "echo,small,7.9e-05,6.3e-07,2.5e-05,1e-07,36,100\n"
+               "pairwise,all,1e-05,2e-09,,0,4,\n");
+
+    const std::vector<comet::bandwidth_figures> bw{{"echo", 1, 2.5e6, 486.0, 5000.0},
+                                                   {"echo", 4, NAN, NAN, NAN}};
+    std::ostringstream ob;
+    comet::write_bandwidth_csv(ob, bw);
+    BOOST_TEST(ob.str() ==
+               "kernel,hops,peak,n_half,n_90\n"
+               "echo,1,2500000,486,5000\n"
+               "echo,4,,,\n");
+}
+
+BOOST_AUTO_TEST_CASE(stream_locale_does_not_reach_the_numbers) {
+    // A locale that groups thousands would turn 2536 into "2,536" and break the columns.
+    struct grouping : std::numpunct<char> {
+        char do_thousands_sep() const override { return ','; }
+        std::string do_grouping() const override { return "\3"; }
+    };
+    std::ostringstream os;
+    os.imbue(std::locale(std::locale::classic(), new grouping));
+    comet::result_set rs;
+    rs.records.push_back({"echo", {{"size", std::int64_t{2536}}}, std::vector<double>(1500, 1.0)});
+    comet::write_csv(os, rs);
+    BOOST_TEST(csv_test::lines(os.str())[1] == "echo,2536,1500,1,1,1,1,0");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

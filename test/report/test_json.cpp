@@ -1,0 +1,518 @@
+// Tests of comet/report/json.hpp (and the context of report/context.hpp it writes): the output
+// is valid JSON by a strict RFC 8259 parser written here, keys come in the documented order,
+// strings are escaped, NaN and absent values are null, numbers round-trip, identical inputs give
+// byte-identical files, and a small report matches a golden file character for character.
+#include <comet/report/json.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace json_test {
+
+/// A parsed JSON value. Objects keep their members in document order (key order is under test).
+struct jvalue {
+    enum class kind { null, boolean, number, string, array, object } k = kind::null;
+    bool b = false;
+    double num = 0.0;
+    std::string raw;  // the number's token, as written
+    std::string str;
+    std::vector<jvalue> items;      // array elements, or object member values
+    std::vector<std::string> keys;  // object member names, parallel to items
+
+    const jvalue& operator[](std::string_view key) const {
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keys[i] == key) return items[i];
+        throw std::runtime_error("no member " + std::string(key));
+    }
+    const jvalue& operator[](std::size_t i) const { return items.at(i); }
+    bool is_null() const { return k == kind::null; }
+};
+
+/// A strict recursive-descent parser of RFC 8259 JSON: rejects NaN/Infinity tokens, trailing
+/// commas, leading zeros, raw control characters in strings, lone surrogates, invalid UTF-8 and
+/// anything after the top-level value. Throws std::runtime_error naming the offset.
+class parser {
+public:
+    explicit parser(std::string_view text) : s_(text) {}
+
+    jvalue parse() {
+        jvalue v = value();
+        ws();
+        if (i_ != s_.size()) fail("text after the top-level value");
+        return v;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& why) const {
+        throw std::runtime_error("invalid JSON at offset " + std::to_string(i_) + ": " + why);
+    }
+    char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+    bool eat(char c) {
+        if (peek() != c || i_ >= s_.size()) return false;
+        ++i_;
+        return true;
+    }
+    void expect(char c) {
+        if (!eat(c)) fail(std::string("expected '") + c + "'");
+    }
+    void ws() {
+        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+    }
+    void literal(std::string_view word) {
+        if (s_.substr(i_, word.size()) != word) fail("bad literal");
+        i_ += word.size();
+    }
+
+    jvalue value() {
+        ws();
+        jvalue v;
+        const char c = peek();
+        if (c == '{') {
+            v.k = jvalue::kind::object;
+            ++i_;
+            ws();
+            if (eat('}')) return v;
+            do {
+                ws();
+                if (peek() != '"') fail("expected a member name");
+                v.keys.push_back(string());
+                ws();
+                expect(':');
+                v.items.push_back(value());
+                ws();
+            } while (eat(','));
+            expect('}');
+        } else if (c == '[') {
+            v.k = jvalue::kind::array;
+            ++i_;
+            ws();
+            if (eat(']')) return v;
+            do {
+                v.items.push_back(value());
+                ws();
+            } while (eat(','));
+            expect(']');
+        } else if (c == '"') {
+            v.k = jvalue::kind::string;
+            v.str = string();
+        } else if (c == 't') {
+            literal("true");
+            v.k = jvalue::kind::boolean;
+            v.b = true;
+        } else if (c == 'f') {
+            literal("false");
+            v.k = jvalue::kind::boolean;
+        } else if (c == 'n') {
+            literal("null");
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            v.k = jvalue::kind::number;
+            number(v);
+        } else {
+            fail("expected a value");
+        }
+        return v;
+    }
+
+    void digits() {
+        if (!(peek() >= '0' && peek() <= '9')) fail("expected a digit");
+        while (peek() >= '0' && peek() <= '9') ++i_;
+    }
+    void number(jvalue& v) {
+        const std::size_t start = i_;
+        eat('-');
+        if (peek() == '0') {
+            ++i_;
+            if (peek() >= '0' && peek() <= '9') fail("leading zero");
+        } else {
+            digits();
+        }
+        if (eat('.')) digits();
+        if (peek() == 'e' || peek() == 'E') {
+            ++i_;
+            if (!eat('+')) eat('-');
+            digits();
+        }
+        v.raw = std::string(s_.substr(start, i_ - start));
+        v.num = std::strtod(v.raw.c_str(), nullptr);
+    }
+
+    unsigned hex4() {
+        unsigned u = 0;
+        for (int k = 0; k < 4; ++k) {
+            const char c = peek();
+            unsigned d;
+            if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
+            else if (c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
+            else fail("bad \\u escape");
+            u = u * 16 + d;
+            ++i_;
+        }
+        return u;
+    }
+    static void utf8(std::string& out, unsigned cp) {
+        if (cp < 0x80) {
+            out += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+            out += static_cast<char>(0xc0 | (cp >> 6));
+            out += static_cast<char>(0x80 | (cp & 0x3f));
+        } else if (cp < 0x10000) {
+            out += static_cast<char>(0xe0 | (cp >> 12));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+            out += static_cast<char>(0x80 | (cp & 0x3f));
+        } else {
+            out += static_cast<char>(0xf0 | (cp >> 18));
+            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+            out += static_cast<char>(0x80 | (cp & 0x3f));
+        }
+    }
+    std::string string() {
+        expect('"');
+        std::string out;
+        while (true) {
+            if (i_ >= s_.size()) fail("unterminated string");
+            const auto c = static_cast<unsigned char>(s_[i_]);
+            if (c == '"') {
+                ++i_;
+                return out;
+            }
+            if (c < 0x20) fail("raw control character in a string");
+            if (c == '\\') {
+                ++i_;
+                const char e = peek();
+                ++i_;
+                switch (e) {
+                case '"': out += '"'; break;
+                case '\\': out += '\\'; break;
+                case '/': out += '/'; break;
+                case 'b': out += '\b'; break;
+                case 'f': out += '\f'; break;
+                case 'n': out += '\n'; break;
+                case 'r': out += '\r'; break;
+                case 't': out += '\t'; break;
+                case 'u': {
+                    unsigned cp = hex4();
+                    if (cp >= 0xdc00 && cp <= 0xdfff) fail("lone low surrogate");
+                    if (cp >= 0xd800 && cp <= 0xdbff) {
+                        if (!eat('\\') || !eat('u')) fail("lone high surrogate");
+                        const unsigned lo = hex4();
+                        if (lo < 0xdc00 || lo > 0xdfff) fail("bad low surrogate");
+                        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                    }
+                    utf8(out, cp);
+                    break;
+                }
+                default: fail("bad escape");
+                }
+                continue;
+            }
+            // Raw UTF-8: check the sequence.
+            std::size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+                                            : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+            if (len == 0 || i_ + len > s_.size()) fail("invalid UTF-8");
+            for (std::size_t k = 1; k < len; ++k)
+                if ((static_cast<unsigned char>(s_[i_ + k]) & 0xc0) != 0x80) fail("invalid UTF-8");
+            out += s_.substr(i_, len);
+            i_ += len;
+        }
+    }
+
+    std::string_view s_;
+    std::size_t i_ = 0;
+};
+
+inline jvalue parse(std::string_view text) { return parser(text).parse(); }
+
+inline bool valid(std::string_view text) {
+    try {
+        parse(text);
+        return true;
+    } catch (const std::runtime_error&) {
+        return false;
+    }
+}
+
+inline std::string to_json(const comet::report& r) {
+    std::ostringstream os;
+    comet::write_json(os, r);
+    return os.str();
+}
+
+/// A context with fixed values, so outputs are reproducible.
+inline comet::context fixed_context() {
+    comet::context c;
+    c.transport = "ipsc860";
+    c.nodes = 16;
+    c.comet_version = "0.1.0";
+    c.host = "node0";
+    c.date = "1993-06-01T12:00:00Z";
+    c.compiler = "gcc 12.2.0";
+    c.command_line = "comet --transport ipsc860";
+    return c;
+}
+
+inline comet::report sample_report() {
+    comet::report r;
+    r.ctx = fixed_context();
+    r.results.records.push_back({"echo", {{"size", std::int64_t{8}}, {"hops", std::int64_t{1}}}, {84e-6, 83e-6, 90e-6}});
+    r.results.records.push_back({"overlap", {{"mode", "async"}, {"load", 0.5}}, {1.0 / 3.0}});
+    r.results.records.push_back({"barrier", {{"nodes", std::int64_t{16}}}, {}});
+    r.fits.push_back({"echo", "small", 79e-6, 0.63e-6, 25e-6, 1e-7, 36, 100.0});
+    r.fits.push_back({"echo", "all", 80e-6, 0.5e-6, std::nullopt, 2e-6, 12, std::nullopt});
+    r.bandwidth.push_back({"echo", 1, 2.5e6, 486.0, 5000.0});
+    r.bandwidth.push_back({"echo", 4, std::numeric_limits<double>::quiet_NaN(), NAN, NAN});
+    return r;
+}
+
+inline std::vector<std::string> strings(std::initializer_list<const char*> l) { return {l.begin(), l.end()}; }
+
+}  // namespace json_test
+
+BOOST_AUTO_TEST_SUITE(json)
+
+using json_test::jvalue;
+
+BOOST_AUTO_TEST_CASE(validator_is_strict) {
+    using json_test::valid;
+    BOOST_TEST(valid(R"({"a": [1, -0.5, 2e-05, true, null, "x\u00e9\n"]})"));
+    BOOST_TEST(!valid(R"({"a": NaN})"));
+    BOOST_TEST(!valid(R"({"a": nan})"));
+    BOOST_TEST(!valid(R"({"a": Infinity})"));
+    BOOST_TEST(!valid(R"({"a": 1,})"));
+    BOOST_TEST(!valid(R"([1 2])"));
+    BOOST_TEST(!valid(R"({"a": 01})"));
+    BOOST_TEST(!valid(R"({"a": 1.})"));
+    BOOST_TEST(!valid("{\"a\": \"tab\there\"}"));
+    BOOST_TEST(!valid(R"("\ud800")"));
+    BOOST_TEST(!valid("\"\xff\""));
+    BOOST_TEST(!valid(R"({"a": 1} x)"));
+    BOOST_TEST(!valid(R"({a: 1})"));
+}
+
+BOOST_AUTO_TEST_CASE(output_is_valid_json_with_keys_in_schema_order) {
+    const std::string text = json_test::to_json(json_test::sample_report());
+    const jvalue doc = json_test::parse(text);  // throws on invalid JSON
+    BOOST_TEST(doc.keys == json_test::strings({"schema_version", "context", "transport", "nodes", "results", "fits",
+                                               "bandwidth"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(doc["schema_version"].raw == "1");
+    BOOST_TEST(doc["transport"].str == "ipsc860");
+    BOOST_TEST(doc["nodes"].raw == "16");
+    BOOST_TEST(doc["context"].keys ==
+                   json_test::strings({"comet_version", "host", "date", "compiler", "command_line", "extra"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(doc["context"]["date"].str == "1993-06-01T12:00:00Z");
+
+    const auto& results = doc["results"];
+    BOOST_TEST_REQUIRE(results.items.size() == 3u);
+    const auto& echo = results[0];
+    BOOST_TEST(echo.keys == json_test::strings({"kernel", "params", "stats", "samples"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(echo["kernel"].str == "echo");
+    BOOST_TEST(echo["params"].keys == json_test::strings({"size", "hops"}), boost::test_tools::per_element());
+    BOOST_TEST(echo["params"]["size"].raw == "8");  // integers stay integers
+    BOOST_TEST(echo["stats"].keys == json_test::strings({"min", "median", "mean", "max", "n", "stddev", "p05", "p95",
+                                                         "median_ci_low", "median_ci_high"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(echo["stats"]["median"].num == 84e-6);
+    BOOST_TEST(echo["stats"]["min"].num == 83e-6);
+    BOOST_TEST(echo["stats"]["n"].raw == "3");
+    BOOST_TEST_REQUIRE(echo["samples"].items.size() == 3u);
+    BOOST_TEST(echo["samples"][0].num == 84e-6);  // raw samples, in measurement order
+    BOOST_TEST(echo["samples"][2].num == 90e-6);
+
+    const auto& overlap = results[1];
+    BOOST_TEST(overlap["params"]["mode"].str == "async");
+    BOOST_TEST(overlap["params"]["load"].raw == "0.5");
+    BOOST_TEST(overlap["stats"]["stddev"].is_null());  // one sample: NaN → null
+
+    const auto& fit = doc["fits"][0];
+    BOOST_TEST(fit.keys == json_test::strings({"kernel", "regime", "t_startup", "t_per_byte", "hop", "residual",
+                                               "points", "break_size"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(fit["t_startup"].num == 79e-6);
+    BOOST_TEST(fit["hop"].num == 25e-6);
+    BOOST_TEST(fit["break_size"].raw == "100");
+    BOOST_TEST(doc["fits"][1]["hop"].is_null());
+    BOOST_TEST(doc["fits"][1]["break_size"].is_null());
+
+    const auto& bw = doc["bandwidth"];
+    BOOST_TEST(bw[0].keys == json_test::strings({"kernel", "hops", "peak", "n_half", "n_90"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(bw[0]["peak"].num == 2.5e6);
+    BOOST_TEST(bw[1]["peak"].is_null());
+    BOOST_TEST(bw[1]["n_90"].is_null());
+}
+
+BOOST_AUTO_TEST_CASE(record_without_samples_has_null_stats_and_empty_samples) {
+    const jvalue doc = json_test::parse(json_test::to_json(json_test::sample_report()));
+    const auto& barrier = doc["results"][2];
+    BOOST_TEST(barrier["stats"]["n"].raw == "0");
+    for (const auto* k : {"min", "median", "mean", "max", "stddev", "p05", "p95", "median_ci_low", "median_ci_high"})
+        BOOST_TEST(barrier["stats"][k].is_null(), k);
+    BOOST_TEST((barrier["samples"].k == jvalue::kind::array));
+    BOOST_TEST(barrier["samples"].items.empty());
+}
+
+BOOST_AUTO_TEST_CASE(non_finite_numbers_are_null_never_tokens) {
+    comet::report r;
+    r.ctx = json_test::fixed_context();
+    const double inf = std::numeric_limits<double>::infinity();
+    r.results.records.push_back({"echo", {{"load", std::numeric_limits<double>::quiet_NaN()}}, {inf, -inf, 1.0}});
+    r.bandwidth.push_back({"echo", 1, inf, NAN, -inf});
+    const std::string text = json_test::to_json(r);
+    BOOST_TEST(text.find("nan") == std::string::npos);
+    BOOST_TEST(text.find("NaN") == std::string::npos);
+    BOOST_TEST(text.find("inf") == std::string::npos);
+    const jvalue doc = json_test::parse(text);
+    BOOST_TEST(doc["results"][0]["params"]["load"].is_null());
+    BOOST_TEST(doc["results"][0]["samples"][0].is_null());
+    BOOST_TEST(doc["results"][0]["samples"][1].is_null());
+    BOOST_TEST(doc["results"][0]["samples"][2].num == 1.0);
+    BOOST_TEST(doc["results"][0]["stats"]["max"].is_null());
+    BOOST_TEST(doc["bandwidth"][0]["peak"].is_null());
+}
+
+BOOST_AUTO_TEST_CASE(strings_are_escaped_and_read_back) {
+    comet::report r;
+    r.ctx = json_test::fixed_context();
+    const std::string nasty = std::string("q\"b\\s/ n\n t\t c\x01 del\x7f µs ") + "\xe2\x82\xac";  // € in UTF-8
+    r.ctx.host = nasty;
+    r.ctx.command_line = "bad \xff utf8 \xc3";  // a stray byte and a truncated sequence
+    r.results.records.push_back({"k\"1", {{"protocol", "(0,3)"}, {"name\\x", "y"}}, {1.0}});
+    const std::string text = json_test::to_json(r);
+
+    BOOST_TEST(text.find(R"(q\"b\\s/ n\u000a t\u0009 c\u0001 del\u007f µs €)") != std::string::npos);
+    const jvalue doc = json_test::parse(text);
+    BOOST_TEST(doc["context"]["host"].str == nasty);  // lossless for valid UTF-8
+    BOOST_TEST(doc["context"]["command_line"].str == "bad \xef\xbf\xbd utf8 \xef\xbf\xbd");  // U+FFFD each
+    BOOST_TEST(doc["results"][0]["kernel"].str == "k\"1");
+    BOOST_TEST(doc["results"][0]["params"]["name\\x"].str == "y");
+}
+
+BOOST_AUTO_TEST_CASE(numbers_round_trip_exactly) {
+    const std::vector<double> values{1.0 / 3.0, 0.1, 1e-300, 5e-324, 1.7976931348623157e308, -0.0, 123456789.0,
+                                     2.5e-7};
+    comet::report r;
+    r.ctx = json_test::fixed_context();
+    r.results.records.push_back({"echo", {{"size", std::int64_t{9007199254740993}}}, values});
+    const jvalue doc = json_test::parse(json_test::to_json(r));
+    const auto& samples = doc["results"][0]["samples"];
+    BOOST_TEST_REQUIRE(samples.items.size() == values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        BOOST_TEST(samples[i].num == values[i]);
+        BOOST_TEST(std::signbit(samples[i].num) == std::signbit(values[i]));
+    }
+    BOOST_TEST(samples[0].raw == "0.3333333333333333");  // shortest form, not 17 digits
+    BOOST_TEST(samples[6].raw == "123456789");
+    BOOST_TEST(doc["results"][0]["params"]["size"].raw == "9007199254740993");  // 2^53 + 1: not through a double
+}
+
+BOOST_AUTO_TEST_CASE(identical_input_gives_byte_identical_output) {
+    const auto a = json_test::sample_report();
+    const auto b = json_test::sample_report();
+    const std::string first = json_test::to_json(a);
+    BOOST_TEST(first == json_test::to_json(a));
+    BOOST_TEST(first == json_test::to_json(b));
+    auto c = b;
+    c.results.records[0].samples[0] = 85e-6;
+    BOOST_TEST(first != json_test::to_json(c));
+}
+
+BOOST_AUTO_TEST_CASE(extra_context_names_are_unique_last_value_wins) {
+    comet::report r;
+    r.ctx = json_test::fixed_context();
+    r.ctx.extra = {{"machine", "d=4"}, {"seed", "1"}, {"machine", "d=5"}};
+    const jvalue doc = json_test::parse(json_test::to_json(r));
+    const auto& extra = doc["context"]["extra"];
+    BOOST_TEST(extra.keys == json_test::strings({"machine", "seed"}), boost::test_tools::per_element());
+    BOOST_TEST(extra["machine"].str == "d=5");
+}
+
+BOOST_AUTO_TEST_CASE(golden_output) {
+    comet::report r;
+    r.ctx = json_test::fixed_context();
+    r.ctx.nodes = 2;
+    r.ctx.extra = {{"machine", "ipsc860 d=1"}};
+    r.results.records.push_back({"echo", {{"size", std::int64_t{8}}, {"hops", std::int64_t{1}}}, {1e-4, 2e-4}});
+    r.fits.push_back({"echo", "all", 79e-6, 0.63e-6, std::nullopt, 0.0, 2, std::nullopt});
+    r.bandwidth.push_back({"echo", 1, 53333.333333333336, 8.0, 8.0});
+    const std::string expected = R"({
+  "schema_version": 1,
+  "context": {
+    "comet_version": "0.1.0",
+    "host": "node0",
+    "date": "1993-06-01T12:00:00Z",
+    "compiler": "gcc 12.2.0",
+    "command_line": "comet --transport ipsc860",
+    "extra": {
+      "machine": "ipsc860 d=1"
+    }
+  },
+  "transport": "ipsc860",
+  "nodes": 2,
+  "results": [
+    {
+      "kernel": "echo",
+      "params": {"size": 8, "hops": 1},
+      "stats": {"min": 0.0001, "median": 0.00015000000000000001, "mean": 0.00015000000000000001, "max": 0.0002, "n": 2, "stddev": 7.071067811865475e-05, "p05": 0.000105, "p95": 0.00019500000000000002, "median_ci_low": 0.0001, "median_ci_high": 0.0002},
+      "samples": [0.0001, 0.0002]
+    }
+  ],
+  "fits": [
+    {"kernel": "echo", "regime": "all", "t_startup": 7.9e-05, "t_per_byte": 6.3e-07, "hop": null, "residual": 0, "points": 2, "break_size": null}
+  ],
+  "bandwidth": [
+    {"kernel": "echo", "hops": 1, "peak": 53333.333333333336, "n_half": 8, "n_90": 8}
+  ]
+}
+)";
+    BOOST_TEST(json_test::to_json(r) == expected);
+}
+
+BOOST_AUTO_TEST_CASE(empty_report_is_valid) {
+    const std::string text = json_test::to_json(comet::report{});
+    const jvalue doc = json_test::parse(text);
+    BOOST_TEST(doc["results"].items.empty());
+    BOOST_TEST(doc["nodes"].raw == "0");
+    BOOST_TEST(text.find("\"results\": []") != std::string::npos);
+    BOOST_TEST(text.find("\"extra\": {}") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(make_context_fills_the_machine_facts) {
+    const auto c = comet::make_context("threads", 4);
+    BOOST_TEST(c.transport == "threads");
+    BOOST_TEST(c.nodes == 4);
+    BOOST_TEST(c.comet_version == "0.1.0");
+    BOOST_TEST(!c.host.empty());
+    BOOST_TEST(!c.compiler.empty());
+    BOOST_TEST(c.command_line.empty());
+    // UTC ISO-8601: YYYY-MM-DDTHH:MM:SSZ
+    BOOST_TEST_REQUIRE(c.date.size() == 20u);
+    for (std::size_t i : {4u, 7u}) BOOST_TEST(c.date[i] == '-');
+    BOOST_TEST(c.date[10] == 'T');
+    BOOST_TEST(c.date[13] == ':');
+    BOOST_TEST(c.date[16] == ':');
+    BOOST_TEST(c.date[19] == 'Z');
+    BOOST_TEST(c.date.substr(0, 2) == "20");
+    BOOST_TEST(json_test::valid(json_test::to_json(comet::report{c, {}, {}, {}})));
+}
+
+BOOST_AUTO_TEST_CASE(command_line_of_quotes_what_a_shell_would_split) {
+    const char* argv[] = {"comet", "--sizes", "0,8,100", "--out", "my dir", "it's"};
+    BOOST_TEST(comet::command_line_of(6, argv) == R"(comet --sizes 0,8,100 --out 'my dir' 'it'\''s')");
+    const char* empty[] = {"comet", ""};
+    BOOST_TEST(comet::command_line_of(2, empty) == "comet ''");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

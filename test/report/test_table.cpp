@@ -1,0 +1,152 @@
+// Tests of comet/report/table.hpp: the context header, one aligned table per kernel with the
+// expected rows (µs, MB/s from the median), "-" for what is missing, then the fits and the
+// bandwidth figures.
+#include <comet/report/table.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <locale>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace table_test {
+
+inline std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream is(text);
+    for (std::string l; std::getline(is, l);) out.push_back(l);
+    return out;
+}
+
+/// The lines of the block that follows the line `title`, up to the next blank line.
+inline std::vector<std::string> block(const std::vector<std::string>& all, const std::string& title) {
+    std::vector<std::string> out;
+    bool in = false;
+    for (const auto& l : all) {
+        if (in && l.empty()) break;
+        if (in) out.push_back(l);
+        if (l == title) in = true;
+    }
+    return out;
+}
+
+inline comet::report sample_report() {
+    comet::report r;
+    r.ctx.transport = "ipsc860";
+    r.ctx.nodes = 16;
+    r.ctx.comet_version = "0.1.0";
+    r.ctx.host = "node0";
+    r.ctx.date = "1993-06-01T12:00:00Z";
+    r.ctx.compiler = "gcc 12.2.0";
+    r.ctx.command_line = "comet --kernels echo,overlap";
+    r.ctx.extra = {{"machine", "ipsc860 d=4"}};
+    // echo: size 0 has no bandwidth; 4096 B in a median of 1835.36 µs is 2.232 MB/s.
+    r.results.records.push_back({"echo", {{"size", std::int64_t{0}}, {"hops", std::int64_t{1}}}, {79e-6, 80e-6, 78e-6}});
+    r.results.records.push_back(
+        {"echo", {{"size", std::int64_t{4096}}, {"hops", std::int64_t{1}}}, {1835.36e-6, 1835.36e-6, 1900e-6}});
+    r.results.records.push_back({"echo", {{"size", std::int64_t{100}}, {"hops", std::int64_t{4}}}, {}});
+    r.results.records.push_back({"overlap", {{"mode", "sync"}, {"vector_length", std::int64_t{1000}}}, {2e-3}});
+    r.results.records.push_back({"overlap", {{"mode", "async"}}, {1.5e-3}});
+    r.fits.push_back({"echo", "small", 79e-6, 0.63e-6, 25e-6, 0.1e-6, 36, 100.0});
+    r.fits.push_back({"echo", "all", 80e-6, 1.678e-11, std::nullopt, 2e-6, 12, std::nullopt});  // shared-memory rate
+    r.bandwidth.push_back({"echo", 1, 2.5e6, 486.0, 5000.0});
+    return r;
+}
+
+inline std::string table_of(const comet::report& r) {
+    std::ostringstream os;
+    comet::write_table(os, r);
+    return os.str();
+}
+
+}  // namespace table_test
+
+BOOST_AUTO_TEST_SUITE(table)
+
+BOOST_AUTO_TEST_CASE(context_heads_the_output) {
+    const auto l = table_test::lines(table_test::table_of(table_test::sample_report()));
+    BOOST_TEST_REQUIRE(l.size() > 4u);
+    BOOST_TEST(l[0] == "comet 0.1.0  transport ipsc860  nodes 16");
+    BOOST_TEST(l[1] == "host node0  date 1993-06-01T12:00:00Z  compiler gcc 12.2.0");
+    BOOST_TEST(l[2] == "command comet --kernels echo,overlap");
+    BOOST_TEST(l[3] == "machine ipsc860 d=4");
+}
+
+BOOST_AUTO_TEST_CASE(one_row_per_record_in_microseconds_with_bandwidth) {
+    const auto all = table_test::lines(table_test::table_of(table_test::sample_report()));
+    const auto echo = table_test::block(all, "echo");
+    BOOST_TEST_REQUIRE(echo.size() == 4u);  // header + 3 records
+    BOOST_TEST(echo[0] == "  size  hops  n   min[µs]  median[µs]  mean[µs]   max[µs]   MB/s");
+    BOOST_TEST(echo[1] == "     0     1  3    78.000      79.000    79.000    80.000      -");
+    BOOST_TEST(echo[2] == "  4096     1  3  1835.360    1835.360  1856.907  1900.000  2.232");
+    BOOST_TEST(echo[3] == "   100     4  0         -           -         -         -      -");
+}
+
+BOOST_AUTO_TEST_CASE(words_left_aligned_missing_params_dashed_no_bandwidth_without_size) {
+    const auto all = table_test::lines(table_test::table_of(table_test::sample_report()));
+    const auto overlap = table_test::block(all, "overlap");
+    BOOST_TEST_REQUIRE(overlap.size() == 3u);
+    BOOST_TEST(overlap[0] == "  mode   vector_length  n   min[µs]  median[µs]  mean[µs]   max[µs]");
+    BOOST_TEST(overlap[1] == "  sync            1000  1  2000.000    2000.000  2000.000  2000.000");
+    BOOST_TEST(overlap[2] == "  async              -  1  1500.000    1500.000  1500.000  1500.000");
+}
+
+BOOST_AUTO_TEST_CASE(fits_and_bandwidth_follow) {
+    const auto all = table_test::lines(table_test::table_of(table_test::sample_report()));
+    const auto fits = table_test::block(all, "fits: t(N) = t_startup + N*t_per_byte + (hops-1)*hop");
+    BOOST_TEST_REQUIRE(fits.size() == 3u);
+    BOOST_TEST(fits[0] ==
+               "  kernel  regime  t_startup[µs]  t_per_byte[µs/B]  hop[µs]  residual[µs]  points  break[B]");
+    BOOST_TEST(fits[1] ==
+               "  echo    small          79.000            0.6300   25.000         0.100      36       100");
+    BOOST_TEST(fits[2] ==
+               "  echo    all            80.000        0.00001678        -         2.000      12         -");
+    const auto bw = table_test::block(all, "bandwidth: peak, and the sizes reaching 50% and 90% of it");
+    BOOST_TEST_REQUIRE(bw.size() == 2u);
+    BOOST_TEST(bw[0] == "  kernel  hops  peak[MB/s]  n_half[B]  n_90[B]");
+    BOOST_TEST(bw[1] == "  echo       1       2.500        486     5000");
+}
+
+BOOST_AUTO_TEST_CASE(per_byte_times_keep_four_significant_digits) {
+    using comet::detail::table::significant;
+    BOOST_TEST(significant(0.63) == "0.6300");
+    BOOST_TEST(significant(1.678e-5) == "0.00001678");
+    BOOST_TEST(significant(12.5) == "12.500");  // never fewer than 3 decimals
+    BOOST_TEST(significant(0.0) == "0.000");
+    BOOST_TEST(significant(std::nan("")) == "-");
+}
+
+BOOST_AUTO_TEST_CASE(columns_align_in_display_width) {
+    const auto all = table_test::lines(table_test::table_of(table_test::sample_report()));
+    for (const auto* title : {"echo", "overlap"}) {
+        const auto b = table_test::block(all, title);
+        BOOST_TEST_REQUIRE(!b.empty());
+        // The last column is right-aligned, so every line of a block ends in the same column.
+        for (const auto& l : b)
+            BOOST_TEST(comet::detail::table::display_width(l) == comet::detail::table::display_width(b[0]), l);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(empty_report_says_so) {
+    comet::report r;
+    r.ctx.transport = "threads";
+    const auto text = table_test::table_of(r);
+    BOOST_TEST(text.find("(no results)") != std::string::npos);
+    BOOST_TEST(text.find("fits") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(stream_locale_does_not_change_numbers) {
+    struct comma_decimal : std::numpunct<char> {
+        char do_decimal_point() const override { return ','; }
+    };
+    std::ostringstream os;
+    os.imbue(std::locale(std::locale::classic(), new comma_decimal));
+    comet::write_table(os, table_test::sample_report());
+    BOOST_TEST(os.str().find("79.000") != std::string::npos);
+    BOOST_TEST(os.str().find("79,000") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,233 @@
+// Tests of comet/transport/threads.hpp: the conformance suite, then what is particular to
+// threads (deadlock reports, collective mismatches, requests dropped while pending, ring
+// overflow, more ranks than cores).
+#include <comet/testing/conformance.hpp>
+#include <comet/transport/threads.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include "../support/messages.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace threads_test {
+
+struct runner {
+    static constexpr bool catches_failures = true;
+    static constexpr bool detects_deadlock = true;
+    comet::threads::options opt{};
+    template <class F>
+    void operator()(int ranks, F&& body) const {
+        comet::threads::run(ranks, std::forward<F>(body), opt);
+    }
+};
+
+using comet_test::mentions;
+
+std::vector<std::byte> bytes(std::size_t n, int seed) {
+    std::vector<std::byte> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::byte>(static_cast<std::size_t>(seed) * 31 + i);
+    return v;
+}
+
+}  // namespace threads_test
+
+COMET_TRANSPORT_CONFORMANCE(threads_conformance, threads_test::runner{})
+
+// The same rules must hold on the paths a small ring and a tiny eager limit force.
+COMET_TRANSPORT_CONFORMANCE(threads_conformance_small_ring,
+                            (threads_test::runner{comet::threads::options{.eager_limit = 16, .ring_cells = 16}}))
+
+BOOST_AUTO_TEST_SUITE(threads)
+
+using comet::threads::run;
+using comet::threads::transport;
+
+BOOST_AUTO_TEST_CASE(run_returns_each_rank_result) {
+    const auto r = run(5, [](transport& t) { return t.rank() * 10 + t.size(); });
+    BOOST_TEST(r == (std::vector<int>{5, 15, 25, 35, 45}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(bad_run_arguments) {
+    BOOST_CHECK_EXCEPTION(run(0, [](transport&) {}), comet::invalid_argument,
+                          [](const auto& e) { return threads_test::mentions(e, {"0 ranks"}); });
+    BOOST_CHECK_EXCEPTION(run(2, [](transport&) {}, {.ring_cells = 100}), comet::invalid_argument,
+                          [](const auto& e) { return threads_test::mentions(e, {"ring_cells 100"}); });
+    BOOST_CHECK_EXCEPTION(run(2, [](transport&) {}, {.eager_limit = 100000}), comet::invalid_argument,
+                          [](const auto& e) { return threads_test::mentions(e, {"eager_limit 100000"}); });
+}
+
+BOOST_AUTO_TEST_CASE(synchronous_pairwise_exchange_deadlocks_quickly) {
+    // Both ranks ssend first: neither can complete. The run must end in deadlock_error on
+    // every rank, naming what each waits for, within a second rather than hang.
+    const auto start = std::chrono::steady_clock::now();
+    BOOST_CHECK_EXCEPTION(run(2,
+                              [](transport& t) {
+                                  auto out = threads_test::bytes(8, t.rank());
+                                  std::vector<std::byte> in(8);
+                                  t.ssend(1 - t.rank(), 7, out);
+                                  t.recv(1 - t.rank(), 7, in);
+                              }),
+                          comet::deadlock_error, [](const auto& e) {
+                              return threads_test::mentions(e, {"rank 0 waits in ssend to rank 1 (tag 7, 8 bytes)",
+                                                                "rank 1 waits in ssend to rank 0 (tag 7, 8 bytes)"});
+                          });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    BOOST_TEST_MESSAGE("deadlock reported after " << seconds * 1e3 << " ms");
+    BOOST_TEST(seconds < 1.0);
+}
+
+BOOST_AUTO_TEST_CASE(deadlock_report_names_every_rank) {
+    BOOST_CHECK_EXCEPTION(run(4,
+                              [](transport& t) {
+                                  std::vector<std::byte> in(16);
+                                  if (t.rank() == 0) t.recv(comet::any_source, 3, in);
+                                  if (t.rank() == 1) t.barrier();
+                                  if (t.rank() == 2) {
+                                      std::vector<double> v(5);
+                                      t.allreduce_sum(v);
+                                  }
+                                  // rank 3 finishes
+                              }),
+                          comet::deadlock_error, [](const auto& e) {
+                              return threads_test::mentions(
+                                  e, {"rank 0 waits in recv from any rank (tag 3, up to 16 bytes)", "rank 1 waits in barrier",
+                                      "rank 2 waits in allreduce_sum of 5 doubles", "rank 3 finished"});
+                          });
+}
+
+BOOST_AUTO_TEST_CASE(waiting_on_a_finished_rank_is_a_deadlock) {
+    BOOST_CHECK_EXCEPTION(run(2,
+                              [](transport& t) {
+                                  if (t.rank() == 0) {
+                                      std::vector<std::byte> in(4);
+                                      t.recv(1, 1, in);
+                                  }
+                              }),
+                          comet::deadlock_error,
+                          [](const auto& e) { return threads_test::mentions(e, {"rank 0 waits in recv from rank 1", "rank 1 finished"}); });
+}
+
+BOOST_AUTO_TEST_CASE(isend_to_a_finished_rank_is_a_deadlock) {
+    BOOST_CHECK_EXCEPTION(run(2,
+                              [](transport& t) {
+                                  if (t.rank() == 0) {
+                                      auto out = threads_test::bytes(5000, 1);
+                                      auto r = t.isend(1, 4, out);
+                                      t.wait(r);
+                                  }
+                              }),
+                          comet::deadlock_error,
+                          [](const auto& e) { return threads_test::mentions(e, {"wait for isend to rank 1 (tag 4, 5000 bytes)"}); });
+}
+
+BOOST_AUTO_TEST_CASE(blocking_send_to_a_rank_that_never_receives_returns) {
+    // Buffered semantics: the large send completes (from a copy) although rank 1 finishes
+    // without receiving, whether rank 1 drained the message or not.
+    for (int i = 0; i < 20; ++i)
+        run(2, [](transport& t) {
+            if (t.rank() == 0) t.send(1, 1, threads_test::bytes(1 << 16, 1));
+        });
+}
+
+BOOST_AUTO_TEST_CASE(collective_mismatch_is_an_error) {
+    BOOST_CHECK_EXCEPTION(run(3,
+                              [](transport& t) {
+                                  std::vector<std::byte> b(t.rank() == 2 ? 16 : 8);
+                                  t.broadcast(0, b);
+                              }),
+                          comet::invalid_argument,
+                          [](const auto& e) { return threads_test::mentions(e, {"broadcast", "size 8", "size 16"}); });
+    BOOST_CHECK_EXCEPTION(run(2,
+                              [](transport& t) {
+                                  std::vector<double> v(4);
+                                  std::vector<std::byte> b(4);
+                                  if (t.rank() == 0) t.allreduce_sum(v);
+                                  else t.broadcast(1, b);
+                              }),
+                          comet::invalid_argument, [](const auto& e) { return threads_test::mentions(e, {"different collective"}); });
+}
+
+BOOST_AUTO_TEST_CASE(dropped_requests) {
+    run(2, [](transport& t) {
+        if (t.rank() == 0) {
+            // A pending isend dropped before completion is still delivered, from a copy.
+            auto data = threads_test::bytes(100000, 3);
+            { auto r = t.isend(1, 1, data); }
+            std::fill(data.begin(), data.end(), std::byte{0});
+            t.send(1, 2, threads_test::bytes(8, 4));
+        } else {
+            std::vector<std::byte> in(100000);
+            {
+                // A dropped irecv is cancelled: the message goes to the next matching receive.
+                auto r = t.irecv(0, 2, in);
+            }
+            // Checks inside rank threads throw: Boost.Test assertions belong to the main thread.
+            t.recv(0, 1, in);
+            if (in != threads_test::bytes(100000, 3)) comet::raise<std::logic_error>(1, "dropped isend: wrong data");
+            std::vector<std::byte> small(8);
+            t.recv(0, 2, small);
+            if (small != threads_test::bytes(8, 4)) comet::raise<std::logic_error>(1, "cancelled irecv took the message");
+        }
+    });
+}
+
+BOOST_AUTO_TEST_CASE(ring_overflow_keeps_order) {
+    // Far more messages than the ring holds, both ways, before anyone receives.
+    run(2,
+        [](transport& t) {
+            const int n = 5000;
+            for (int i = 0; i < n; ++i) {
+                const int size = 4 + (i % 7) * 32;  // mixes one-cell and multi-cell messages
+                std::vector<int> v(static_cast<std::size_t>(size) / 4, i);
+                t.send(1 - t.rank(), 9, comet::bytes_of(v));
+            }
+            std::vector<int> in(64);
+            for (int i = 0; i < n; ++i) {
+                const auto s = t.recv(1 - t.rank(), 9, comet::writable_bytes_of(in));
+                if (in[0] != i || s.size != static_cast<std::size_t>(4 + (i % 7) * 32))
+                    comet::raise<std::logic_error>(t.rank(), "message ", i, " arrived as ", in[0]);
+            }
+        },
+        {.eager_limit = 200, .ring_cells = 16});
+}
+
+BOOST_AUTO_TEST_CASE(more_ranks_than_cores) {
+    // 16 ranks on a machine with fewer cores: echo between two while the rest wait, then
+    // everyone in collectives. Sleeping waiters keep it live.
+    const auto r = run(16, [](transport& t) {
+        std::vector<std::byte> b(64);
+        t.barrier();
+        if (t.rank() < 2)
+            for (int i = 0; i < 2000; ++i) {
+                if (t.rank() == 0) {
+                    t.send(1, 1, b);
+                    t.recv(1, 1, b);
+                } else {
+                    t.recv(0, 1, b);
+                    t.send(0, 1, b);
+                }
+            }
+        std::vector<double> v{1.0};
+        for (int i = 0; i < 50; ++i) t.allreduce_sum(v);
+        return v[0];
+    });
+    BOOST_TEST(r[15] == std::pow(16.0, 50));
+}
+
+BOOST_AUTO_TEST_CASE(allreduce_is_identical_on_every_rank) {
+    // Values whose sum depends on the order of addition: every rank must still agree.
+    const auto r = run(7, [](transport& t) {
+        std::vector<double> v(1000);
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = 1.0 / (static_cast<double>(i) + 3.0 + t.rank() * 0.37) * (t.rank() % 2 ? 1e12 : 1e-3);
+        t.allreduce_sum(v);
+        return v;
+    });
+    for (const auto& v : r) BOOST_TEST((v == r[0]));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
