@@ -34,25 +34,38 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+/// Runs `a` and `b` on two new threads, as threads::run runs two ranks, so that a floor and
+/// comet see the same arrangement of threads on the machine; returns what `a` returns.
+template <class A, class B>
+double on_two_threads(A&& a, B&& b) {
+    double result = 0;
+    std::thread tb(std::forward<B>(b));
+    std::thread ta([&] { result = a(); });
+    ta.join();
+    tb.join();
+    return result;
+}
+
 /// One-way time of a cache line bounced between two threads: each side waits for the other's
 /// value and answers with the next.
 double cache_line_floor(std::size_t rounds) {
     alignas(64) std::atomic<std::uint64_t> line{0};
-    std::thread partner([&] {
-        for (std::uint64_t v = 1; v < 2 * (rounds + 100); v += 2) {
-            while (line.load(std::memory_order_acquire) != v) comet::threads::detail::cpu_relax();
-            line.store(v + 1, std::memory_order_release);
-        }
-    });
-    clock_type::time_point t0;
-    for (std::uint64_t r = 0; r < rounds + 100; ++r) {
-        if (r == 100) t0 = clock_type::now();  // the first 100 rounds warm up
-        line.store(2 * r + 1, std::memory_order_release);
-        while (line.load(std::memory_order_acquire) != 2 * r + 2) comet::threads::detail::cpu_relax();
-    }
-    const double t = seconds_since(t0);
-    partner.join();
-    return t / static_cast<double>(rounds) / 2;
+    return on_two_threads(
+        [&] {
+            clock_type::time_point t0;
+            for (std::uint64_t r = 0; r < rounds + 100; ++r) {
+                if (r == 100) t0 = clock_type::now();  // the first 100 rounds warm up
+                line.store(2 * r + 1, std::memory_order_release);
+                while (line.load(std::memory_order_acquire) != 2 * r + 2) comet::threads::detail::cpu_relax();
+            }
+            return seconds_since(t0) / static_cast<double>(rounds) / 2;
+        },
+        [&] {
+            for (std::uint64_t v = 1; v < 2 * (rounds + 100); v += 2) {
+                while (line.load(std::memory_order_acquire) != v) comet::threads::detail::cpu_relax();
+                line.store(v + 1, std::memory_order_release);
+            }
+        });
 }
 
 /// One-way time of a buffer of `n` bytes handed back and forth, each receiver copying it out
@@ -61,23 +74,24 @@ double single_copy_floor(std::size_t n, std::size_t rounds) {
     std::vector<std::byte> a(n, std::byte{1}), b(n, std::byte{2});
     alignas(64) std::atomic<std::uint64_t> turn{0};
     const std::size_t total = rounds + 5;
-    std::thread partner([&] {
-        for (std::uint64_t v = 1; v < 2 * total; v += 2) {
-            while (turn.load(std::memory_order_acquire) != v) comet::threads::detail::cpu_relax();
-            std::memcpy(b.data(), a.data(), n);
-            turn.store(v + 1, std::memory_order_release);
-        }
-    });
-    clock_type::time_point t0;
-    for (std::uint64_t r = 0; r < total; ++r) {
-        if (r == 5) t0 = clock_type::now();
-        turn.store(2 * r + 1, std::memory_order_release);
-        while (turn.load(std::memory_order_acquire) != 2 * r + 2) comet::threads::detail::cpu_relax();
-        std::memcpy(a.data(), b.data(), n);
-    }
-    const double t = seconds_since(t0);
-    partner.join();
-    return t / static_cast<double>(rounds) / 2;
+    return on_two_threads(
+        [&] {
+            clock_type::time_point t0;
+            for (std::uint64_t r = 0; r < total; ++r) {
+                if (r == 5) t0 = clock_type::now();
+                turn.store(2 * r + 1, std::memory_order_release);
+                while (turn.load(std::memory_order_acquire) != 2 * r + 2) comet::threads::detail::cpu_relax();
+                std::memcpy(a.data(), b.data(), n);
+            }
+            return seconds_since(t0) / static_cast<double>(rounds) / 2;
+        },
+        [&] {
+            for (std::uint64_t v = 1; v < 2 * total; v += 2) {
+                while (turn.load(std::memory_order_acquire) != v) comet::threads::detail::cpu_relax();
+                std::memcpy(b.data(), a.data(), n);
+                turn.store(v + 1, std::memory_order_release);
+            }
+        });
 }
 
 /// comet's echo of `n` bytes between ranks 0 and 1 of a group of `ranks`, one way.

@@ -396,8 +396,11 @@ private:
         bool handed_over = false;
         try {
             await(
-                [&](bool all) {
-                    if (all) drain_all();
+                [&](bool) {
+                    // Drain at every look, not every few dozen: when both ranks of a pair send
+                    // first, each learns that its offer must become a copy only when the other
+                    // drains it, and that hand-off is the whole cost of the exchange.
+                    drain_all();
                     auto s = m->state.load(std::memory_order_acquire);
                     if (s == detail::large_state::done) return true;
                     if (withdraw && (s == detail::large_state::deferred || world_->finished(dest)) &&
