@@ -9,6 +9,7 @@ packages=(
   libboost-test-dev                   # the tests
   libboost-program-options-dev        # the comet program's command line
   libboost-mpi-dev openmpi-bin libopenmpi-dev   # the MPI transport
+  libboost-context-dev                # fibers for the simulated iPSC/860's nodes
   gnuplot-nox                         # plots in the report
 )
 

@@ -1,0 +1,173 @@
+// comet — runs the CoMet suite on a transport and writes the report.
+//
+//   comet [--transport threads|mpi|ipsc860] [--nodes P] [--kernels echo,pairwise,...|all]
+//         [--sizes 0,8,100,4096,...] [--hops 1,2,...] [--reps N] [--out DIR]
+//
+// Prints the tables (with the fitted start-up and per-byte times) and, with --out, writes
+// DIR/results.json, DIR/results.csv, DIR/fits.csv, DIR/bandwidth.csv and DIR/summary.txt.
+// Bad options exit with status 2 and a one-line reason.
+#include "program.hpp"
+
+#include <comet/report/csv.hpp>
+#include <comet/report/json.hpp>
+#include <comet/report/table.hpp>
+#include <comet/timing/clock.hpp>
+
+#include <boost/program_options.hpp>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace po = boost::program_options;
+using comet_program::settings;
+using comet_program::usage_error;
+
+namespace {
+
+std::vector<std::string> split(const std::string& list) {
+    std::vector<std::string> items;
+    std::stringstream ss(list);
+    for (std::string item; std::getline(ss, item, ',');) items.push_back(item);
+    return items;
+}
+
+/// Parses a whole decimal integer in [lo, hi]; anything else is a usage error naming it.
+long long integer(const std::string& option, const std::string& text, long long lo, long long hi) {
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi)
+        throw usage_error("--" + option + ": '" + text + "' is not an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
+    return v;
+}
+
+settings parse(int argc, char** argv) {
+    po::options_description desc("comet: the CoMet benchmark suite");
+    desc.add_options()("help,h", "show this help")(
+        "transport", po::value<std::string>()->default_value("threads"), "threads | mpi | ipsc860")(
+        "nodes", po::value<std::string>(), "number of ranks (threads: default 2; ipsc860: default 16; mpi: the job size)")(
+        "kernels", po::value<std::string>()->default_value("all"), "comma-separated kernels, or all")(
+        "sizes", po::value<std::string>(), "comma-separated message sizes in bytes (default: 0 .. 8192)")(
+        "hops", po::value<std::string>(), "comma-separated hop distances (default: every distance the nodes allow)")(
+        "reps", po::value<std::string>(), "iterations per timed repeat loop (the thesis' max_times; default 1000)")(
+        "samples", po::value<std::string>(), "timed repeat loops per point (default 3)")(
+        "test-node", po::value<std::string>(), "the rank that times (default 0)")(
+        "break", po::value<std::string>(), "message size where the fits split in two (default: found from the data)")(
+        "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt");
+    po::variables_map vm;
+    try {
+        po::store(po::parse_command_line(argc, argv, desc), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw usage_error(e.what());
+    }
+    if (vm.count("help")) {
+        std::cout << "usage: comet [options]\n" << desc << '\n';
+        std::exit(0);
+    }
+    settings s;
+    s.argc = argc;
+    s.argv = argv;
+    s.transport = vm["transport"].as<std::string>();
+    if (s.transport != "threads" && s.transport != "mpi" && s.transport != "ipsc860")
+        throw usage_error("--transport: unknown transport '" + s.transport + "' (known: threads, mpi, ipsc860)");
+    if (vm.count("nodes")) s.nodes = static_cast<int>(integer("nodes", vm["nodes"].as<std::string>(), 1, 1 << 20));
+    if (const auto k = vm["kernels"].as<std::string>(); k != "all") {
+        s.suite.kernels = split(k);
+        if (s.suite.kernels.empty()) throw usage_error("--kernels: no kernel named");
+        try {
+            comet::check_suite(s.suite);
+        } catch (const comet::invalid_argument& e) {
+            throw usage_error(std::string("--kernels: ") + e.what());
+        }
+    }
+    auto& transfer = s.suite.transfer;
+    if (vm.count("sizes")) {
+        transfer.sizes.clear();
+        for (const auto& x : split(vm["sizes"].as<std::string>()))
+            transfer.sizes.push_back(static_cast<std::size_t>(integer("sizes", x, 0, static_cast<long long>(comet::max_message_size))));
+        if (transfer.sizes.empty()) throw usage_error("--sizes: no size given");
+    }
+    if (vm.count("hops"))
+        for (const auto& x : split(vm["hops"].as<std::string>())) transfer.hops.push_back(static_cast<int>(integer("hops", x, 0, 30)));
+    if (vm.count("reps")) transfer.max_times = static_cast<std::size_t>(integer("reps", vm["reps"].as<std::string>(), 1, 100000000));
+    if (vm.count("samples")) transfer.samples = static_cast<std::size_t>(integer("samples", vm["samples"].as<std::string>(), 1, 100000));
+    if (vm.count("test-node")) transfer.test_node = static_cast<int>(integer("test-node", vm["test-node"].as<std::string>(), 0, 1 << 20));
+    if (vm.count("break"))
+        s.break_size = static_cast<double>(integer("break", vm["break"].as<std::string>(), 0, static_cast<long long>(comet::max_message_size)));
+    if (vm.count("out")) s.out = vm["out"].as<std::string>();
+    return s;
+}
+
+void write_file(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
+    std::ofstream f(path);
+    if (!f) throw usage_error("--out: cannot write " + path.string());
+    write(f);
+    if (!f) throw usage_error("--out: writing " + path.string() + " failed");
+}
+
+/// Analyses what was measured, prints the tables and writes the report folder.
+void report(const settings& s, comet_program::outcome o) {
+    comet::report r;
+    r.ctx = std::move(o.ctx);
+    r.results = std::move(o.results);
+    r.ctx.command_line = comet::command_line_of(s.argc, s.argv);
+    comet::steady_clock_source clock;
+    const auto info = comet::describe(clock, "steady_clock");
+    const auto ns = [](double seconds) {
+        std::ostringstream os;
+        os << seconds * 1e9 << " ns";
+        return os.str();
+    };
+    r.ctx.extra.insert(r.ctx.extra.begin(), {{"clock", info.name},
+                                             {"clock_resolution", ns(info.resolution)},
+                                             {"clock_call_cost", ns(info.call_cost)},
+                                             {"cores", std::to_string(std::thread::hardware_concurrency())},
+                                             {"max_times", std::to_string(s.suite.transfer.max_times)}});
+    const auto notes = comet::analyse(r, {.break_size = s.break_size});
+
+    std::ostringstream summary;
+    comet::write_table(summary, r);
+    for (const auto& n : notes) summary << "note: " << n << '\n';
+    std::cout << summary.str() << std::flush;
+
+    if (s.out.empty()) return;
+    const std::filesystem::path dir(s.out);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw usage_error("--out: cannot create " + dir.string() + ": " + ec.message());
+    write_file(dir / "results.json", [&](std::ostream& os) { comet::write_json(os, r); });
+    write_file(dir / "results.csv", [&](std::ostream& os) { comet::write_csv(os, r.results); });
+    write_file(dir / "fits.csv", [&](std::ostream& os) { comet::write_fits_csv(os, r.fits); });
+    write_file(dir / "bandwidth.csv", [&](std::ostream& os) { comet::write_bandwidth_csv(os, r.bandwidth); });
+    write_file(dir / "summary.txt", [&](std::ostream& os) { os << summary.str(); });
+    std::cout << "wrote " << (dir / "results.json").string() << " and the CSV files\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const settings s = parse(argc, argv);
+        comet_program::outcome o = s.transport == "mpi"       ? comet_program::launch_mpi(s)
+                                   : s.transport == "ipsc860" ? comet_program::launch_ipsc860(s)
+                                                              : comet_program::launch_threads(s);
+        if (o.writes_report) report(s, std::move(o));
+        return 0;
+    } catch (const usage_error& e) {
+        std::cerr << "comet: " << e.what() << '\n';
+        return 2;
+    } catch (const comet::invalid_argument& e) {  // a value the kernels cannot use
+        std::cerr << "comet: " << e.what() << '\n';
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "comet: " << e.what() << '\n';
+        return 1;
+    }
+}
