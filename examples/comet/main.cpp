@@ -59,7 +59,8 @@ settings parse(int argc, char** argv) {
         "samples", po::value<std::string>(), "timed repeat loops per point (default 3)")(
         "test-node", po::value<std::string>(), "the rank that times (default 0)")(
         "break", po::value<std::string>(), "message size where the fits split in two (default: found from the data)")(
-        "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt");
+        "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt")(
+        "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see the README)");
     po::variables_map vm;
     try {
         po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -102,6 +103,12 @@ settings parse(int argc, char** argv) {
     if (vm.count("break"))
         s.break_size = static_cast<double>(integer("break", vm["break"].as<std::string>(), 0, static_cast<long long>(comet::max_message_size)));
     if (vm.count("out")) s.out = vm["out"].as<std::string>();
+    if (vm.count("set"))
+        for (const auto& kv : vm["set"].as<std::vector<std::string>>()) {
+            const auto eq = kv.find('=');
+            if (eq == std::string::npos || eq == 0) throw usage_error("--set: '" + kv + "' is not key=value");
+            s.transport_options.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+        }
     return s;
 }
 

@@ -9,6 +9,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace comet_program {
 
@@ -23,6 +25,9 @@ struct settings {
     comet::suite_config suite;
     std::string out;
     std::optional<double> break_size;
+    /// --set key=value, in order: settings of the chosen transport (e.g. the simulated
+    /// machine's parameters), for its launch to interpret.
+    std::vector<std::pair<std::string, std::string>> transport_options;
     int argc = 0;
     char** argv = nullptr;
 };
