@@ -1,4 +1,4 @@
-// comet --transport threads: the suite on P threads of this process (default 2).
+// comet --transport threads: the suite on P threads of this process (default 2), for each P given.
 // Settings (--set key=value): eager_limit (bytes), ring_cells, spin_us.
 #include "program.hpp"
 #include "progress.hpp"
@@ -29,17 +29,21 @@ comet::threads::options threads_options(const settings& s) {
 }  // namespace
 
 outcome launch_threads(const settings& s) {
-    const int nodes = s.nodes.value_or(2);
+    const std::vector<int> groups = s.nodes.empty() ? std::vector<int>{2} : s.nodes;
     const comet::threads::options opt = threads_options(s);
-    progress bar(comet::suite_points(s.suite, nodes));
+    std::size_t points = 0;
+    for (int p : groups) points += comet::suite_points(s.suite, p);
+    progress bar(points);
     comet::suite_config cfg = s.suite;
     const int test_node = cfg.transfer.test_node;
     cfg.on_point = [&bar](const comet::record& r) { bar.point(r); };
-    auto per_rank =
-        comet::threads::run(nodes, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg); }, opt);
     outcome o;
-    o.results = std::move(per_rank.at(static_cast<std::size_t>(test_node)));
-    o.ctx = comet::make_context("threads", nodes);
+    for (int nodes : groups) {
+        auto per_rank =
+            comet::threads::run(nodes, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg); }, opt);
+        o.results.append(per_rank.at(static_cast<std::size_t>(test_node)));
+    }
+    o.ctx = comet::make_context("threads", groups.back());
     for (const auto& [key, value] : s.transport_options) o.ctx.extra.emplace_back(key, value);
     return o;
 }

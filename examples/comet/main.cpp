@@ -11,6 +11,7 @@
 #include <comet/report/csv.hpp>
 #include <comet/report/json.hpp>
 #include <comet/report/table.hpp>
+#include <comet/report/thesis.hpp>
 #include <comet/timing/clock.hpp>
 
 #include <boost/program_options.hpp>
@@ -51,7 +52,7 @@ settings parse(int argc, char** argv) {
     po::options_description desc("comet: the CoMet benchmark suite");
     desc.add_options()("help,h", "show this help")(
         "transport", po::value<std::string>()->default_value("threads"), "threads | mpi | ipsc860")(
-        "nodes", po::value<std::string>(), "number of ranks (threads: default 2; ipsc860: default 16; mpi: the job size)")(
+        "nodes", po::value<std::string>(), "ranks, or a list of group sizes run in turn (threads: 2; ipsc860: 16; mpi: the job size)")(
         "kernels", po::value<std::string>()->default_value("all"), "comma-separated kernels, or all")(
         "sizes", po::value<std::string>(), "comma-separated message sizes in bytes (default: 0 .. 8192)")(
         "hops", po::value<std::string>(), "comma-separated hop distances (default: every distance the nodes allow)")(
@@ -78,7 +79,8 @@ settings parse(int argc, char** argv) {
     s.transport = vm["transport"].as<std::string>();
     if (s.transport != "threads" && s.transport != "mpi" && s.transport != "ipsc860")
         throw usage_error("--transport: unknown transport '" + s.transport + "' (known: threads, mpi, ipsc860)");
-    if (vm.count("nodes")) s.nodes = static_cast<int>(integer("nodes", vm["nodes"].as<std::string>(), 1, 1 << 20));
+    if (vm.count("nodes"))
+        for (const auto& x : split(vm["nodes"].as<std::string>())) s.nodes.push_back(static_cast<int>(integer("nodes", x, 1, 1 << 20)));
     if (const auto k = vm["kernels"].as<std::string>(); k != "all") {
         s.suite.kernels = split(k);
         if (s.suite.kernels.empty()) throw usage_error("--kernels: no kernel named");
@@ -125,22 +127,31 @@ void report(const settings& s, comet_program::outcome o) {
     r.ctx = std::move(o.ctx);
     r.results = std::move(o.results);
     r.ctx.command_line = comet::command_line_of(s.argc, s.argv);
-    comet::steady_clock_source clock;
-    const auto info = comet::describe(clock, "steady_clock");
-    const auto ns = [](double seconds) {
-        std::ostringstream os;
-        os << seconds * 1e9 << " ns";
-        return os.str();
-    };
-    r.ctx.extra.insert(r.ctx.extra.begin(), {{"clock", info.name},
-                                             {"clock_resolution", ns(info.resolution)},
-                                             {"clock_call_cost", ns(info.call_cost)},
-                                             {"cores", std::to_string(std::thread::hardware_concurrency())},
-                                             {"max_times", std::to_string(s.suite.transfer.max_times)}});
-    const auto notes = comet::analyse(r, {.break_size = s.break_size});
+    if (o.deterministic) {
+        r.ctx.date.clear();  // a simulation's report depends on the command line only
+        r.ctx.host.clear();
+    } else {
+        comet::steady_clock_source clock;
+        const auto info = comet::describe(clock, "steady_clock");
+        const auto ns = [](double seconds) {
+            std::ostringstream os;
+            os << seconds * 1e9 << " ns";
+            return os.str();
+        };
+        r.ctx.extra.insert(r.ctx.extra.begin(), {{"clock", info.name},
+                                                 {"clock_resolution", ns(info.resolution)},
+                                                 {"clock_call_cost", ns(info.call_cost)},
+                                                 {"cores", std::to_string(std::thread::hardware_concurrency())}});
+    }
+    r.ctx.extra.emplace_back("max_times", std::to_string(s.suite.transfer.max_times));
+    const auto notes = comet::analyse(r, {.break_size = s.break_size ? s.break_size : o.break_size});
 
     std::ostringstream summary;
     comet::write_table(summary, r);
+    if (o.compare_with_thesis) {
+        summary << '\n';
+        comet::write_thesis_comparison(summary, comet::compare_with_thesis(r));
+    }
     for (const auto& n : notes) summary << "note: " << n << '\n';
     std::cout << summary.str() << std::flush;
 

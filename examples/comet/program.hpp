@@ -21,7 +21,9 @@ struct usage_error : std::runtime_error {
 
 struct settings {
     std::string transport = "threads";
-    std::optional<int> nodes;  ///< unset: the transport's default
+    /// --nodes P[,P...]: the group sizes to run the suite on, each in turn (the thesis ran it
+    /// on 2, 4, 8 and 16 nodes). Empty: the transport's default.
+    std::vector<int> nodes;
     comet::suite_config suite;
     std::string out;
     std::optional<double> break_size;
@@ -32,12 +34,18 @@ struct settings {
     char** argv = nullptr;
 };
 
-/// What a launch measured, and whether this process writes the report (under MPI only one
-/// process does).
+/// What a launch measured, and how to report it.
 struct outcome {
-    comet::result_set results;
+    comet::result_set results;  ///< every group size's records (each carries its `nodes`)
     comet::context ctx;
-    bool writes_report = true;
+    bool writes_report = true;  ///< false on the processes of an MPI job other than rank 0
+    /// The transfer fits' break when --break is not given (the iPSC/860's 100 bytes).
+    std::optional<double> break_size;
+    /// Show the thesis' figures beside the measured ones (the simulated iPSC/860).
+    bool compare_with_thesis = false;
+    /// The run is a pure function of the command line (a simulation): leave the host's date,
+    /// name and clock out of the report, so that the same command writes the same bytes.
+    bool deterministic = false;
 };
 
 /// Each runs the suite on its transport; a transport not built in throws usage_error.
