@@ -150,6 +150,15 @@ BOOST_AUTO_TEST_CASE(collective_mismatch_is_an_error) {
                                   else t.broadcast(1, b);
                               }),
                           comet::invalid_argument, [](const auto& e) { return threads_test::mentions(e, {"different collective"}); });
+    // A barrier against a broadcast that matches the barrier rank's previous broadcast.
+    BOOST_CHECK_EXCEPTION(run(2,
+                              [](transport& t) {
+                                  std::vector<std::byte> b(8);
+                                  t.broadcast(0, b);
+                                  if (t.rank() == 0) t.barrier();
+                                  else t.broadcast(0, b);
+                              }),
+                          comet::invalid_argument, [](const auto& e) { return threads_test::mentions(e, {"different collective"}); });
 }
 
 BOOST_AUTO_TEST_CASE(dropped_requests) {

@@ -282,7 +282,12 @@ public:
 
     // ---- collectives ----
 
-    void barrier() { meet({detail::wait_op::barrier, 0, 0, 0, 0}); }
+    void barrier() {
+        // Published although the barrier itself reads nothing: a rank in another collective
+        // at the same point must see "barrier" here, not a stale descriptor it could match.
+        publish(collective::barrier, 0, 0, nullptr);
+        meet({detail::wait_op::barrier, 0, 0, 0, 0});
+    }
 
     void broadcast(int root, mutable_bytes data) {
         check_rank(root, "broadcast root");
@@ -329,7 +334,7 @@ public:
 
 private:
     friend class threads::request;
-    enum class collective : int { none, broadcast, allreduce };
+    enum class collective : int { none, barrier, broadcast, allreduce };
 
     // ---- argument checks: one-line errors naming the value and this rank ----
 
