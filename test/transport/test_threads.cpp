@@ -205,6 +205,31 @@ BOOST_AUTO_TEST_CASE(ring_overflow_keeps_order) {
         {.eager_limit = 200, .ring_cells = 16});
 }
 
+BOOST_AUTO_TEST_CASE(crossing_exchanges_are_not_a_deadlock) {
+    // Four ranks, each exchanging two messages with each of two partners, all nonblocking,
+    // thousands of times: many wake-ups in flight at once. A woken rank that goes back to
+    // sleep before its waker has finished must not make the run look deadlocked.
+    for (std::size_t n : {std::size_t{512}, std::size_t{1024}})
+        run(4, [n](transport& t) {
+            const int a = t.rank() ^ 2, b = t.rank() ^ 1;
+            std::vector<std::vector<std::byte>> out(4, std::vector<std::byte>(n)), in(4, std::vector<std::byte>(n));
+            std::vector<comet::threads::request> q(8);
+            for (int i = 0; i < 3000; ++i) {
+                q[0] = t.isend(a, 1, out[0]);
+                q[1] = t.isend(a, 2, out[1]);
+                q[2] = t.isend(b, 3, out[2]);
+                q[3] = t.isend(b, 4, out[3]);
+                q[4] = t.irecv(a, 2, in[0]);
+                q[5] = t.irecv(a, 1, in[1]);
+                q[6] = t.irecv(b, 3, in[2]);
+                q[7] = t.irecv(b, 4, in[3]);
+                if (i % 2) t.wait_all(q);
+                else
+                    for (auto& r : q) t.wait(r);
+            }
+        });
+}
+
 BOOST_AUTO_TEST_CASE(more_ranks_than_cores) {
     // 16 ranks on a machine with fewer cores: echo between two while the rest wait, then
     // everyone in collectives. Sleeping waiters keep it live.

@@ -700,7 +700,11 @@ private:
         for (;;) {
             check_stop();
             const std::uint32_t seen = c.doorbell.load(std::memory_order_seq_cst);
-            c.sleep.store(detail::sleep_state::sleeping, std::memory_order_seq_cst);
+            // Still counted if the doorbell rang late: a ringer that set us awake was preempted
+            // before its bell, we counted ourselves again, then its bell woke us. Uncount, or
+            // the count drifts (exactly one of this exchange and a ringer's sees "counted").
+            if (c.sleep.exchange(detail::sleep_state::sleeping, std::memory_order_seq_cst) == detail::sleep_state::counted)
+                w.uncount();
             if (ready(true)) return w.leave_sleep(rank_);
             if (!w.count_blocked(rank_)) continue;  // rung in between: look again
             while (c.sleep.load(std::memory_order_seq_cst) == detail::sleep_state::counted) {

@@ -10,9 +10,14 @@
 // `sleeping` (both sequentially consistent), so a wake-up is never lost.
 //
 // Deadlock. A sleeping rank counts itself blocked only after that last check failed; a ringer
-// uncounts it in the same atomic step that wakes it. So `blocked + finished == size` means
-// every rank is asleep with nothing that could wake it: the rank that completes the count
-// declares the deadlock, and every rank raises `deadlock_error` with the same report.
+// that wakes it uncounts it. `blocked + finished == size` is only a hint, because the two
+// counts are not updated together with the sleep states (a woken rank may count itself again
+// before its ringer has uncounted it). The rank that sees the hint confirms it: every rank's
+// state must read "counted" or "finished", between two reads of a counter every ringer bumps
+// after it wakes someone. A ringer is a running rank (its own state is awake while it rings)
+// or a finishing one (it is marked finished only after it has rung everyone), so either the
+// check sees it running, or it sees the bump. Then every rank is asleep and nothing can wake
+// any of them: every rank raises `deadlock_error` with the same report.
 #pragma once
 
 #include <comet/core/errors.hpp>
@@ -95,6 +100,7 @@ struct alignas(cache_line) rank_control {
     std::atomic<std::uint32_t> doorbell{0};
     std::atomic<sleep_state> sleep{sleep_state::awake};
     std::atomic<bool> finished{false};
+    std::atomic<bool> settled{false};  ///< finished, and done waking the others
     // What the rank waits for; written by the rank before it counts itself blocked, read by
     // the rank that declares a deadlock (atomics only to keep the race detector informed).
     std::atomic<wait_op> op{wait_op::none};
@@ -157,8 +163,10 @@ public:
     void ring(int rank) noexcept {
         rank_control& c = control(rank);
         if (c.sleep.load(std::memory_order_seq_cst) == sleep_state::awake) return;
-        if (c.sleep.exchange(sleep_state::awake, std::memory_order_seq_cst) == sleep_state::counted)
-            blocked_.fetch_sub(1, std::memory_order_seq_cst);
+        const sleep_state was = c.sleep.exchange(sleep_state::awake, std::memory_order_seq_cst);
+        if (was == sleep_state::awake) return;
+        wakes_.fetch_add(1, std::memory_order_seq_cst);  // after the state: see check_deadlock
+        if (was == sleep_state::counted) blocked_.fetch_sub(1, std::memory_order_seq_cst);
         c.doorbell.fetch_add(1, std::memory_order_seq_cst);
         wake_all(c.doorbell);
     }
@@ -179,6 +187,9 @@ public:
         return true;
     }
 
+    /// A sleeper found itself still counted when it looked again: take the count back.
+    void uncount() noexcept { blocked_.fetch_sub(1, std::memory_order_seq_cst); }
+
     /// A sleeper leaving on its own (its condition held): uncount it unless a ringer did.
     void leave_sleep(int rank) noexcept {
         if (control(rank).sleep.exchange(sleep_state::awake, std::memory_order_seq_cst) == sleep_state::counted)
@@ -188,8 +199,10 @@ public:
     /// The rank's function returned or threw: it will never send again.
     void finish(int rank) {
         control(rank).finished.store(true, std::memory_order_seq_cst);
+        ring_all_but(rank);  // senders waiting on an offer to this rank see it finished and withdraw
+        // Counted as finished only now that every wake-up it caused is visible.
+        control(rank).settled.store(true, std::memory_order_seq_cst);
         finished_.fetch_add(1, std::memory_order_seq_cst);
-        ring_all_but(rank);  // senders waiting on an offer to this rank withdraw it
         check_deadlock();
     }
     bool finished(int rank) noexcept { return control(rank).finished.load(std::memory_order_seq_cst); }
@@ -282,6 +295,14 @@ private:
         {
             std::lock_guard lock(stop_mutex_);
             if (reason_.load(std::memory_order_relaxed) != stop_reason::none) return;
+            // Confirm the hint: every rank asleep (counted) or settled, with no wake-up since.
+            const std::uint64_t before = wakes_.load(std::memory_order_seq_cst);
+            for (int r = 0; r < ranks_; ++r) {
+                const rank_control& c = control(r);
+                if (!c.settled.load(std::memory_order_seq_cst) && c.sleep.load(std::memory_order_seq_cst) != sleep_state::counted)
+                    return;
+            }
+            if (wakes_.load(std::memory_order_seq_cst) != before) return;
             std::ostringstream os;
             os << "deadlock: every rank is blocked or finished and nothing can wake any of them:";
             for (int r = 0; r < ranks_; ++r) {
@@ -311,6 +332,7 @@ private:
 
     alignas(cache_line) std::atomic<int> awake_{0};
     alignas(cache_line) std::atomic<int> blocked_{0};
+    std::atomic<std::uint64_t> wakes_{0};
     std::atomic<int> finished_{0};
     alignas(cache_line) std::atomic<int> arrived_{0};
     alignas(cache_line) std::atomic<std::uint32_t> generation_{0};
