@@ -43,6 +43,7 @@ outcome launch_threads(const settings& s) {
             comet::threads::run(nodes, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg); }, opt);
         o.results.append(per_rank.at(static_cast<std::size_t>(test_node)));
     }
+    o.groups = groups;
     o.ctx = comet::make_context("threads", groups.back());
     for (const auto& [key, value] : s.transport_options) o.ctx.extra.emplace_back(key, value);
     return o;

@@ -3,13 +3,15 @@
 //   comet [--transport threads|mpi|ipsc860] [--nodes P] [--kernels echo,pairwise,...|all]
 //         [--sizes 0,8,100,4096,...] [--hops 1,2,...] [--reps N] [--out DIR]
 //
-// Prints the tables (with the fitted start-up and per-byte times) and, with --out, writes
-// DIR/results.json, DIR/results.csv, DIR/fits.csv, DIR/bandwidth.csv and DIR/summary.txt.
+// Prints the tables (with the fitted start-up and per-byte times and the other analyses) and,
+// with --out, writes DIR/results.json, DIR/results.csv, DIR/fits.csv, DIR/bandwidth.csv,
+// DIR/summary.txt and the plots in the spirit of the thesis' figures, DIR/plots/*.png.
 // Bad options exit with status 2 and a one-line reason.
 #include "program.hpp"
 
 #include <comet/report/csv.hpp>
 #include <comet/report/json.hpp>
+#include <comet/report/plot.hpp>
 #include <comet/report/table.hpp>
 #include <comet/report/thesis.hpp>
 #include <comet/timing/clock.hpp>
@@ -55,6 +57,7 @@ settings parse(int argc, char** argv) {
         "nodes", po::value<std::string>(), "ranks, or a list of group sizes run in turn (threads: 2; ipsc860: 16; mpi: the job size)")(
         "kernels", po::value<std::string>()->default_value("all"), "comma-separated kernels, or all")(
         "sizes", po::value<std::string>(), "comma-separated message sizes in bytes (default: 0 .. 8192)")(
+        "matrix-dims", po::value<std::string>(), "comma-separated matrix block dimensions (default: 4 .. 256)")(
         "hops", po::value<std::string>(), "comma-separated hop distances (default: every distance the nodes allow)")(
         "reps", po::value<std::string>(), "iterations per timed repeat loop (the thesis' max_times; default 1000)")(
         "samples", po::value<std::string>(), "timed repeat loops per point (default 3)")(
@@ -90,18 +93,38 @@ settings parse(int argc, char** argv) {
             throw usage_error(std::string("--kernels: ") + e.what());
         }
     }
-    auto& transfer = s.suite.transfer;
+    // Options the kernels share are set on every kernel's configuration.
+    auto& c = s.suite;
     if (vm.count("sizes")) {
-        transfer.sizes.clear();
+        c.transfer.sizes.clear();
         for (const auto& x : split(vm["sizes"].as<std::string>()))
-            transfer.sizes.push_back(static_cast<std::size_t>(integer("sizes", x, 0, static_cast<long long>(comet::max_message_size))));
-        if (transfer.sizes.empty()) throw usage_error("--sizes: no size given");
+            c.transfer.sizes.push_back(static_cast<std::size_t>(integer("sizes", x, 0, static_cast<long long>(comet::max_message_size))));
+        if (c.transfer.sizes.empty()) throw usage_error("--sizes: no size given");
+        c.broadcast.sizes = c.contention.sizes = c.transfer.sizes;
+    }
+    if (vm.count("matrix-dims")) {
+        c.matrix.dims.clear();
+        for (const auto& x : split(vm["matrix-dims"].as<std::string>()))
+            c.matrix.dims.push_back(static_cast<int>(integer("matrix-dims", x, 1, comet::matrix_max_dim)));
+        if (c.matrix.dims.empty()) throw usage_error("--matrix-dims: no dimension given");
     }
     if (vm.count("hops"))
-        for (const auto& x : split(vm["hops"].as<std::string>())) transfer.hops.push_back(static_cast<int>(integer("hops", x, 0, 30)));
-    if (vm.count("reps")) transfer.max_times = static_cast<std::size_t>(integer("reps", vm["reps"].as<std::string>(), 1, 100000000));
-    if (vm.count("samples")) transfer.samples = static_cast<std::size_t>(integer("samples", vm["samples"].as<std::string>(), 1, 100000));
-    if (vm.count("test-node")) transfer.test_node = static_cast<int>(integer("test-node", vm["test-node"].as<std::string>(), 0, 1 << 20));
+        for (const auto& x : split(vm["hops"].as<std::string>())) c.transfer.hops.push_back(static_cast<int>(integer("hops", x, 0, 30)));
+    if (vm.count("reps")) {
+        const auto n = static_cast<std::size_t>(integer("reps", vm["reps"].as<std::string>(), 1, 100000000));
+        c.transfer.max_times = c.broadcast.max_times = c.global_sum.max_times = c.barrier.max_times = n;
+        c.contention.max_times = c.overlap.max_times = c.matrix.max_times = n;
+    }
+    if (vm.count("samples")) {
+        const auto n = static_cast<std::size_t>(integer("samples", vm["samples"].as<std::string>(), 1, 100000));
+        c.transfer.samples = c.broadcast.samples = c.global_sum.samples = c.barrier.samples = n;
+        c.contention.samples = c.overlap.samples = c.matrix.samples = n;
+    }
+    if (vm.count("test-node")) {
+        const int n = static_cast<int>(integer("test-node", vm["test-node"].as<std::string>(), 0, 1 << 20));
+        c.transfer.test_node = c.broadcast.test_node = c.global_sum.test_node = c.barrier.test_node = n;
+        c.contention.test_node = c.overlap.test_node = c.matrix.test_node = n;
+    }
     if (vm.count("break"))
         s.break_size = static_cast<double>(integer("break", vm["break"].as<std::string>(), 0, static_cast<long long>(comet::max_message_size)));
     if (vm.count("out")) s.out = vm["out"].as<std::string>();
@@ -144,15 +167,19 @@ void report(const settings& s, comet_program::outcome o) {
                                                  {"cores", std::to_string(std::thread::hardware_concurrency())}});
     }
     r.ctx.extra.emplace_back("max_times", std::to_string(s.suite.transfer.max_times));
-    const auto notes = comet::analyse(r, {.break_size = s.break_size ? s.break_size : o.break_size});
+    for (int p : o.groups)
+        for (const auto& k : s.suite.kernels)
+            if (const auto why = comet::suite_skip_reason(k, p)) r.notes.push_back(*why);
+    comet::analyse(r, {.break_size = s.break_size ? s.break_size : o.break_size});
 
     std::ostringstream summary;
     comet::write_table(summary, r);
     if (o.compare_with_thesis) {
         summary << '\n';
         comet::write_thesis_comparison(summary, comet::compare_with_thesis(r));
+        summary << '\n';
+        comet::write_shape_comparison(summary, comet::compare_shapes_with_thesis(r));
     }
-    for (const auto& n : notes) summary << "note: " << n << '\n';
     std::cout << summary.str() << std::flush;
 
     if (s.out.empty()) return;
@@ -166,6 +193,15 @@ void report(const settings& s, comet_program::outcome o) {
     write_file(dir / "bandwidth.csv", [&](std::ostream& os) { comet::write_bandwidth_csv(os, r.bandwidth); });
     write_file(dir / "summary.txt", [&](std::ostream& os) { os << summary.str(); });
     std::cout << "wrote " << (dir / "results.json").string() << " and the CSV files\n";
+    try {
+        const comet::plot_outcome plots = comet::write_plots(dir / "plots", comet::thesis_plots(), r.results);
+        for (const auto& f : plots.not_rendered) std::cout << "note: plot " << f.name << " not rendered: " << f.reason << '\n';
+        if (!plots.written.empty())
+            std::cout << "wrote " << plots.written.size() << " plots (" << plots.rendered.size() << " rendered) in "
+                      << (dir / "plots").string() << '\n';
+    } catch (const comet::error& e) {
+        throw usage_error(std::string("--out: ") + e.what());
+    }
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ struct settings {
 /// What a launch measured, and how to report it.
 struct outcome {
     comet::result_set results;  ///< every group size's records (each carries its `nodes`)
+    std::vector<int> groups;     ///< the group sizes the suite ran on
     comet::context ctx;
     bool writes_report = true;  ///< false on the processes of an MPI job other than rank 0
     /// The transfer fits' break when --break is not given (the iPSC/860's 100 bytes).

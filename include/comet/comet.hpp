@@ -9,6 +9,7 @@
 #include <comet/core/work.hpp>
 
 #include <comet/stats/fit.hpp>
+#include <comet/stats/growth.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
 
@@ -21,11 +22,19 @@
 
 #include <comet/transport/threads.hpp>
 
+#include <comet/kernels/collectives.hpp>
+#include <comet/kernels/contention.hpp>
 #include <comet/kernels/echo.hpp>
 #include <comet/kernels/exchange.hpp>
+#include <comet/kernels/matrix/matrix.hpp>
+#include <comet/kernels/overlap.hpp>
+
+#include <comet/suite/suite.hpp>
 
 #include <comet/report/context.hpp>
 #include <comet/report/csv.hpp>
 #include <comet/report/json.hpp>
+#include <comet/report/plot.hpp>
 #include <comet/report/report.hpp>
 #include <comet/report/table.hpp>
+#include <comet/report/thesis.hpp>

@@ -20,3 +20,176 @@ using comet_test::mentions;
 inline const comet::transfer_config quick{.sizes = {0, 8, 100, 5000}, .max_times = 20, .samples = 2, .warmup = 2};
 
 }  // namespace transfer_test
+
+// ---- added for the collective, contention and overlap kernel tests ----
+
+#include <comet/core/concepts.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace kernel_counting {
+
+/// What a rank did through a `counting_transport`.
+struct counts {
+    std::size_t sends = 0, recvs = 0;    ///< blocking send / recv calls
+    std::size_t isends = 0, irecvs = 0;  ///< nonblocking ones
+    std::size_t probes = 0, probe_hits = 0;
+    std::size_t barriers = 0, broadcasts = 0, allreduces = 0;
+    std::size_t computes = 0;            ///< compute calls
+    std::size_t daxpy_elements = 0;      ///< Σ length of the DAXPYs computed
+    std::size_t messages_sent() const noexcept { return sends + isends; }
+    std::size_t messages_received() const noexcept { return recvs + irecvs; }
+};
+
+/// A transport decorator that forwards every call to the transport it wraps and counts it
+/// (a rank's own counters: no sharing between threads).
+template <comet::transport Inner>
+class counting_transport {
+public:
+    using request = typename Inner::request;
+    explicit counting_transport(Inner& t) : t_(&t) {}
+
+    counts c;
+
+    int rank() const { return t_->rank(); }
+    int size() const { return t_->size(); }
+    void send(int d, int tag, comet::const_bytes b) { ++c.sends; t_->send(d, tag, b); }
+    comet::status recv(int s, int tag, comet::mutable_bytes b) { ++c.recvs; return t_->recv(s, tag, b); }
+    request isend(int d, int tag, comet::const_bytes b) { ++c.isends; return t_->isend(d, tag, b); }
+    request irecv(int s, int tag, comet::mutable_bytes b) { ++c.irecvs; return t_->irecv(s, tag, b); }
+    comet::status wait(request& r) { return t_->wait(r); }
+    std::optional<comet::status> test(request& r) { return t_->test(r); }
+    void wait_all(std::span<request> rs) { t_->wait_all(rs); }
+    std::optional<comet::status> probe(int s, int tag) {
+        ++c.probes;
+        auto st = t_->probe(s, tag);
+        if (st) ++c.probe_hits;
+        return st;
+    }
+    void barrier() { ++c.barriers; t_->barrier(); }
+    void broadcast(int root, comet::mutable_bytes b) { ++c.broadcasts; t_->broadcast(root, b); }
+    void allreduce_sum(std::span<double> v) { ++c.allreduces; t_->allreduce_sum(v); }
+    double now() { return t_->now(); }
+    bool clock_is_global() const { return t_->clock_is_global(); }
+    void compute(const comet::work& w) {
+        ++c.computes;
+        if (w.kind == comet::work_kind::daxpy) c.daxpy_elements += w.length;
+        t_->compute(w);
+    }
+    [[noreturn]] void abort(std::string_view m) { t_->abort(m); }
+
+private:
+    Inner* t_;
+};
+
+}  // namespace kernel_counting
+
+// ---- added for the matrix kernel tests (test_matrix_*.cpp) ----
+
+#include <comet/kernels/matrix/matrix.hpp>
+
+#include <vector>
+
+namespace matrix_test {
+
+using comet::threads::run;
+using comet::threads::transport;
+using comet_test::mentions;
+
+/// Node counts the thesis' mesh allows (squares and twice squares), up to 18.
+inline const std::vector<int> mesh_sizes{1, 2, 4, 8, 9, 16, 18};
+
+/// A quick matrix kernel configuration: block sizes 1, 2 and 5, a few operations per loop.
+inline const comet::matrix_config quick{.dims = {1, 2, 5}, .max_times = 3, .samples = 2, .warmup = 1};
+
+/// Which received message a `corrupting_transport` damages.
+struct corruption {
+    int rank = 0;                    ///< the receiving rank
+    int source = comet::any_source;  ///< from whom (any_source: anyone)
+    int tag = comet::any_tag;        ///< with which tag (any_tag: any)
+    std::size_t nth = 1;             ///< the nth such message this rank receives (1: the first)
+    std::size_t byte = 0;            ///< which byte of it
+    std::byte mask{0x01};            ///< XORed into that byte: 0x01 is the lowest mantissa bit of a
+                                     ///< little-endian double, a change of one unit in the last place
+};
+
+/// A transport decorator that flips bits in one received message (the "faulty" decorator of
+/// SPEC 3, reduced to what the matrix tests need) and forwards everything else. `flips` counts
+/// the messages it damaged (0 or 1).
+template <comet::transport Inner>
+class corrupting_transport {
+public:
+    struct request {
+        typename Inner::request inner;
+        comet::mutable_bytes buffer;
+        bool receive = false;
+    };
+
+    corrupting_transport(Inner& t, corruption c) : t_(&t), c_(c) {}
+
+    std::size_t flips = 0;
+
+    int rank() const { return t_->rank(); }
+    int size() const { return t_->size(); }
+    void send(int d, int tag, comet::const_bytes b) { t_->send(d, tag, b); }
+    comet::status recv(int s, int tag, comet::mutable_bytes b) {
+        const comet::status st = t_->recv(s, tag, b);
+        received(st, b);
+        return st;
+    }
+    request isend(int d, int tag, comet::const_bytes b) { return {t_->isend(d, tag, b), {}, false}; }
+    request irecv(int s, int tag, comet::mutable_bytes b) { return {t_->irecv(s, tag, b), b, true}; }
+    comet::status wait(request& r) {
+        const comet::status st = t_->wait(r.inner);
+        if (std::exchange(r.receive, false)) received(st, r.buffer);
+        return st;
+    }
+    std::optional<comet::status> test(request& r) {
+        auto st = t_->test(r.inner);
+        if (st && std::exchange(r.receive, false)) received(*st, r.buffer);
+        return st;
+    }
+    void wait_all(std::span<request> rs) {
+        for (auto& r : rs) wait(r);
+    }
+    std::optional<comet::status> probe(int s, int tag) { return t_->probe(s, tag); }
+    void barrier() { t_->barrier(); }
+    void broadcast(int root, comet::mutable_bytes b) { t_->broadcast(root, b); }
+    void allreduce_sum(std::span<double> v) { t_->allreduce_sum(v); }
+    double now() { return t_->now(); }
+    bool clock_is_global() const { return t_->clock_is_global(); }
+    void compute(const comet::work& w) { t_->compute(w); }
+    [[noreturn]] void abort(std::string_view m) { t_->abort(m); }
+
+private:
+    void received(const comet::status& st, comet::mutable_bytes b) {
+        if (t_->rank() != c_.rank) return;
+        if (c_.source != comet::any_source && st.source != c_.source) return;
+        if (c_.tag != comet::any_tag && st.tag != c_.tag) return;
+        if (++seen_ != c_.nth || c_.byte >= st.size) return;
+        b[c_.byte] ^= c_.mask;
+        ++flips;
+    }
+
+    Inner* t_;
+    corruption c_;
+    std::size_t seen_ = 0;
+};
+
+static_assert(comet::transport<corrupting_transport<comet::threads::transport>>);
+
+/// Runs `f` (in the main thread); an exception fails the test case, saying what it was
+/// (BOOST_CHECK_NO_THROW does not).
+template <class F>
+void check_no_throw(F&& f) {
+    try {
+        f();
+    } catch (const std::exception& e) {
+        BOOST_ERROR("unexpected exception: " << e.what());
+    }
+}
+
+}  // namespace matrix_test

@@ -303,7 +303,7 @@ BOOST_AUTO_TEST_CASE(output_is_valid_json_with_keys_in_schema_order) {
     const std::string text = json_test::to_json(json_test::sample_report());
     const jvalue doc = json_test::parse(text);  // throws on invalid JSON
     BOOST_TEST(doc.keys == json_test::strings({"schema_version", "context", "transport", "nodes", "results", "fits",
-                                               "bandwidth"}),
+                                               "bandwidth", "log_p_fits", "growth", "contention", "overlap", "notes"}),
                boost::test_tools::per_element());
     BOOST_TEST(doc["schema_version"].raw == "1");
     BOOST_TEST(doc["transport"].str == "ipsc860");
@@ -474,10 +474,68 @@ BOOST_AUTO_TEST_CASE(golden_output) {
   ],
   "bandwidth": [
     {"kernel": "echo", "hops": 1, "peak": 53333.333333333336, "n_half": 8, "n_90": 8}
-  ]
+  ],
+  "log_p_fits": [],
+  "growth": [],
+  "contention": [],
+  "overlap": [],
+  "notes": []
 }
 )";
     BOOST_TEST(json_test::to_json(r) == expected);
+}
+
+BOOST_AUTO_TEST_CASE(derived_sections) {
+    // The analyses of the whole suite, each with a hand-made value: valid JSON, null for NaN,
+    // booleans as true/false, and the golden text of one of them.
+    comet::report r;
+    r.ctx = json_test::fixed_context();
+    comet::log_p_fit f;
+    f.kernel = "barrier";
+    f.intercept = 1e-5;
+    f.per_doubling = 2e-5;
+    f.r_squared = 1.0;
+    f.r_squared_linear_p = 0.9;
+    f.logarithmic = true;
+    f.points = 3;
+    f.data = {{2, 3e-5}, {4, 5e-5}, {8, 7e-5}};
+    r.log_p.push_back(f);
+    comet::growth_comparison g;
+    g.kernel = "transpose";
+    g.x = "matrix_dim";
+    g.group.set("nodes", 16);
+    g.linear = {{1e-3, 2e-5}, 1e-6, 0.9};
+    g.quadratic = {{1e-3, 0.0, 3e-7}, 0.0, 1.0};
+    g.quadratic_share = 1.0;
+    g.f_statistic = std::numeric_limits<double>::infinity();
+    g.f_critical = std::numeric_limits<double>::quiet_NaN();
+    g.model = comet::growth_model::quadratic;
+    g.points = 3;
+    r.growth.push_back(g);
+    comet::contention_slowdown c;
+    c.kernel = "contention";
+    c.load = 0.5;
+    c.cross_size = 486;
+    c.points = {{8, 1e-4, 2e-4, 2.0}};
+    r.contention.push_back(c);
+    comet::overlap_gain o;
+    o.kernel = "overlap";
+    o.points = {{85000, 1000, 2e-3, 1e-3, 2.0, 0.5, std::numeric_limits<double>::quiet_NaN()}};
+    r.overlap.push_back(o);
+    r.notes = {"no fit for \"pairwise\""};
+    const std::string text = json_test::to_json(r);
+    const jvalue doc = json_test::parse(text);
+    BOOST_TEST(doc["log_p_fits"].items.size() == 1u);
+    BOOST_TEST(text.find(R"("logarithmic": true)") != std::string::npos);
+    BOOST_TEST(text.find(R"("data": [{"nodes": 2, "time": 3e-05}, {"nodes": 4, "time": 5e-05}, {"nodes": 8, "time": 7e-05}])") !=
+               std::string::npos);
+    BOOST_TEST(text.find(R"("model": "quadratic")") != std::string::npos);
+    BOOST_TEST(text.find(R"("f_statistic": null, "f_critical": null)") == std::string::npos);  // not adjacent: keys differ
+    BOOST_TEST(text.find(R"("f_statistic": null)") != std::string::npos);                      // infinity
+    BOOST_TEST(text.find(R"("hidden": null)") != std::string::npos);
+    BOOST_TEST(text.find(R"("notes": [
+    "no fit for \"pairwise\""
+  ])") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(empty_report_is_valid) {

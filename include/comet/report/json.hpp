@@ -153,6 +153,10 @@ public:
         separate();
         os_ << "null";
     }
+    void boolean(bool b) {
+        separate();
+        os_ << (b ? "true" : "false");
+    }
 
     template <class V>
     void member(std::string_view k, const V& v) {
@@ -301,11 +305,142 @@ inline void write_bandwidth(writer& w, const bandwidth_figures& b) {
     w.end_object();
 }
 
+inline void write_group(writer& w, const params& group) {
+    w.key("group");
+    w.begin_object(true);
+    for (const auto& [name, value] : group) write_param(w, name, value);
+    w.end_object();
+}
+
+inline void write_points(writer& w, std::string_view x, const std::vector<growth_point>& data) {
+    w.key("data");
+    w.begin_array(true);
+    for (const auto& p : data) {
+        w.begin_object(true);
+        w.member(x, p.x);
+        w.member("time", p.time);
+        w.end_object();
+    }
+    w.end_array();
+}
+
+inline void write_polynomial(writer& w, std::string_view name, const polynomial_fit& f) {
+    w.key(name);
+    w.begin_object(true);
+    w.key("coefficients");
+    w.begin_array(true);
+    for (double c : f.coefficients) w.number(c);
+    w.end_array();
+    w.member("residual", f.residual);
+    w.member("r_squared", f.r_squared);
+    w.end_object();
+}
+
+inline void write_log_p(writer& w, const log_p_fit& f) {
+    w.begin_object();
+    w.member("kernel", f.kernel);
+    write_group(w, f.group);
+    w.member("statistic", std::string(to_string(f.stat)));
+    w.member("intercept", f.intercept);
+    w.member("per_doubling", f.per_doubling);
+    w.member("residual", f.residual);
+    w.member("r_squared", f.r_squared);
+    w.member("r_squared_linear_p", f.r_squared_linear_p);
+    w.key("logarithmic");
+    w.boolean(f.logarithmic);
+    w.member("points", f.points);
+    write_points(w, "nodes", f.data);
+    w.end_object();
+}
+
+inline void write_growth(writer& w, const growth_comparison& g) {
+    w.begin_object();
+    w.member("kernel", g.kernel);
+    w.member("x", g.x);
+    write_group(w, g.group);
+    w.member("statistic", std::string(to_string(g.stat)));
+    write_polynomial(w, "linear", g.linear);
+    write_polynomial(w, "quadratic", g.quadratic);
+    w.member("quadratic_share", g.quadratic_share);
+    w.member("f_statistic", g.f_statistic);
+    w.member("f_critical", g.f_critical);
+    w.member("model", std::string(to_string(g.model)));
+    w.member("points", g.points);
+    write_points(w, g.x, g.data);
+    w.end_object();
+}
+
+inline void write_contention(writer& w, const contention_slowdown& c) {
+    w.begin_object();
+    w.member("kernel", c.kernel);
+    write_group(w, c.group);
+    w.member("load", c.load);
+    w.member("cross_size", c.cross_size);
+    w.member("statistic", std::string(to_string(c.stat)));
+    w.member("median_ratio", c.median_ratio);
+    w.member("geometric_mean_ratio", c.geometric_mean_ratio);
+    w.member("min_ratio", c.min_ratio);
+    w.member("max_ratio", c.max_ratio);
+    w.key("points");
+    w.begin_array(true);
+    for (const auto& p : c.points) {
+        w.begin_object(true);
+        w.member("size", p.size);
+        w.member("idle", p.idle);
+        w.member("loaded", p.loaded);
+        w.member("ratio", p.ratio);
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+}
+
+inline void write_overlap(writer& w, const overlap_gain& o) {
+    w.begin_object();
+    w.member("kernel", o.kernel);
+    write_group(w, o.group);
+    w.member("statistic", std::string(to_string(o.stat)));
+    w.member("large_size", o.large_size);
+    w.member("large_points", o.large_points);
+    w.member("large_median_gain", o.large_median_gain);
+    w.member("large_max_gain", o.large_max_gain);
+    w.member("large_median_saved", o.large_median_saved);
+    w.member("large_max_saved", o.large_max_saved);
+    w.key("sizes");
+    w.begin_array();
+    for (const auto& s : o.sizes) {
+        w.begin_object(true);
+        w.member("size", s.size);
+        w.member("points", s.points);
+        w.member("median_gain", s.median_gain);
+        w.member("max_gain", s.max_gain);
+        w.member("median_saved", s.median_saved);
+        w.member("max_saved", s.max_saved);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("points");
+    w.begin_array();
+    for (const auto& p : o.points) {
+        w.begin_object(true);
+        w.member("size", p.size);
+        w.member("vector_length", p.vector_length);
+        w.member("sync", p.sync);
+        w.member("async", p.async);
+        w.member("gain", p.gain);
+        w.member("saved", p.saved);
+        w.member("hidden", p.hidden);
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+}
+
 }  // namespace detail::json
 
 /// Writes `r` as results.json (schema_version 1, documented in docs/results-schema.md): keys
-/// `schema_version`, `context`, `transport`, `nodes`, `results`, `fits`, `bandwidth`, in that
-/// order. Times in seconds, sizes in bytes, bandwidths in bytes per second; NaN → null.
+/// `schema_version`, `context`, `transport`, `nodes`, `results`, `fits`, `bandwidth`,
+/// `log_p_fits`, `growth`, `contention`, `overlap`, `notes`, in that order. Times in seconds, sizes in bytes, bandwidths in bytes per second; NaN → null.
 /// @throws invalid_argument when a record holds a NaN sample (see `summarize`).
 /// @code  std::ofstream f(dir / "results.json"); comet::write_json(f, report);  @endcode
 inline void write_json(std::ostream& os, const report& r) {
@@ -326,6 +461,26 @@ inline void write_json(std::ostream& os, const report& r) {
     w.key("bandwidth");
     w.begin_array();
     for (const auto& b : r.bandwidth) detail::json::write_bandwidth(w, b);
+    w.end_array();
+    w.key("log_p_fits");
+    w.begin_array();
+    for (const auto& f : r.log_p) detail::json::write_log_p(w, f);
+    w.end_array();
+    w.key("growth");
+    w.begin_array();
+    for (const auto& g : r.growth) detail::json::write_growth(w, g);
+    w.end_array();
+    w.key("contention");
+    w.begin_array();
+    for (const auto& c : r.contention) detail::json::write_contention(w, c);
+    w.end_array();
+    w.key("overlap");
+    w.begin_array();
+    for (const auto& o : r.overlap) detail::json::write_overlap(w, o);
+    w.end_array();
+    w.key("notes");
+    w.begin_array();
+    for (const auto& n : r.notes) w.string(n);
     w.end_array();
     w.end_object();
     w.finish();

@@ -7,8 +7,10 @@
 
 #include <comet/report/context.hpp>
 #include <comet/stats/fit.hpp>
+#include <comet/stats/growth.hpp>
 #include <comet/stats/record.hpp>
 
+#include <string>
 #include <vector>
 
 namespace comet {
@@ -23,8 +25,13 @@ namespace comet {
 struct report {
     context ctx;
     result_set results;
-    std::vector<transfer_fit> fits;
-    std::vector<bandwidth_figures> bandwidth;
+    std::vector<transfer_fit> fits;             ///< echo, pairwise: t = t_startup + N t_per_byte (+ hops)
+    std::vector<bandwidth_figures> bandwidth;   ///< echo, pairwise: peak, n_half, n_90
+    std::vector<log_p_fit> log_p;               ///< collectives: time against log2 P
+    std::vector<growth_comparison> growth;      ///< matrix kernels: linear or quadratic in matrix_dim
+    std::vector<contention_slowdown> contention;  ///< echo under cross traffic against idle
+    std::vector<overlap_gain> overlap;          ///< synchronous against asynchronous exchange + DAXPY
+    std::vector<std::string> notes;             ///< what could not be measured or derived, and why
 };
 
 }  // namespace comet

@@ -155,13 +155,27 @@ inline void write_kernel(std::ostream& os, std::string_view kernel, const std::v
     t.write(os);
 }
 
+/// A curve's shared params as "size 8, hops 1" ("-" when there are none).
+inline std::string group_text(const params& group) {
+    std::string out;
+    for (const auto& [name, value] : group) {
+        if (!out.empty()) out += ", ";
+        out += name;
+        out += ' ';
+        out += param_text(value);
+    }
+    return out.empty() ? "-" : out;
+}
+
 }  // namespace detail::table
 
 /// Writes `r` as console tables: the context, then per kernel (first-seen order) one row per
 /// record — its params, n, and min / median / mean / max in µs, plus MB/s from the median for
 /// records with a `size` > 0 — then the fits (t_startup µs, t_per_byte µs/byte, hop µs,
-/// residual µs) and the bandwidth figures (peak MB/s, n_half and n_90 in bytes). "-" marks a
-/// value that is absent or not computable.
+/// residual µs), the bandwidth figures (peak MB/s, n_half and n_90 in bytes), the growth of
+/// the collectives with log2 P, linear or quadratic growth in the matrix dimension, echo under
+/// cross traffic, the overlap gain, and the notes. "-" marks a value that is absent or not
+/// computable.
 /// @code  comet::write_table(std::cout, report);  @endcode
 inline void write_table(std::ostream& os, const report& r) {
     using namespace detail::table;
@@ -192,6 +206,56 @@ inline void write_table(std::ostream& os, const report& r) {
         os << "\nbandwidth: peak, and the sizes reaching 50% and 90% of it\n";
         t.write(os);
     }
+    if (!r.log_p.empty()) {
+        text_table t{{"kernel", "curve", "P", "at P=1[µs]", "per doubling[µs]", "R² log P", "R² P", "grows"},
+                     {true, true, false, false, false, false, false, true},
+                     {}};
+        for (const auto& f : r.log_p) {
+            std::string ps;
+            for (const auto& d : f.data) {
+                if (!ps.empty()) ps += ',';
+                ps += fixed(d.x, 0);
+            }
+            t.rows.push_back({f.kernel, group_text(f.group), ps, fixed(f.intercept * 1e6, 3), fixed(f.per_doubling * 1e6, 3),
+                              fixed(f.r_squared, 3), fixed(f.r_squared_linear_p, 3),
+                              f.points < 3 ? "(2 sizes)" : f.logarithmic ? "log P" : "P"});
+        }
+        os << "\ngrowth with the number of nodes: t = at P=1 + per doubling * log2 P\n";
+        t.write(os);
+    }
+    if (!r.growth.empty()) {
+        text_table t{{"kernel", "curve", "points", "R² linear", "R² quadratic", "square share", "grows"},
+                     {true, true, false, false, false, false, true},
+                     {}};
+        for (const auto& g : r.growth)
+            t.rows.push_back({g.kernel, group_text(g.group), std::to_string(g.points), fixed(g.linear.r_squared, 3),
+                              fixed(g.quadratic.r_squared, 3), fixed(g.quadratic_share, 2), to_string(g.model)});
+        os << "\ngrowth with the matrix dimension: linear or quadratic\n";
+        t.write(os);
+    }
+    if (!r.contention.empty()) {
+        text_table t{{"kernel", "curve", "load", "cross[B]", "sizes", "median ×", "min ×", "max ×"},
+                     {true, true, false, false, false, false, false, false},
+                     {}};
+        for (const auto& c : r.contention)
+            t.rows.push_back({c.kernel, group_text(c.group), fixed(c.load, 2), std::to_string(c.cross_size),
+                              std::to_string(c.points.size()), fixed(c.median_ratio, 3), fixed(c.min_ratio, 3),
+                              fixed(c.max_ratio, 3)});
+        os << "\necho under cross traffic: time loaded / time idle\n";
+        t.write(os);
+    }
+    if (!r.overlap.empty()) {
+        text_table t{{"kernel", "curve", "size[B]", "vectors", "median sync/async", "max sync/async", "median saved"},
+                     {true, true, false, false, false, false, false},
+                     {}};
+        for (const auto& o : r.overlap)
+            for (const auto& sz : o.sizes)
+                t.rows.push_back({o.kernel, group_text(o.group), std::to_string(sz.size), std::to_string(sz.points),
+                                  fixed(sz.median_gain, 3), fixed(sz.max_gain, 3), fixed(sz.median_saved * 100, 1) + "%"});
+        os << "\noverlap: synchronous / asynchronous exchange with DAXPY (above 1: overlapping pays)\n";
+        t.write(os);
+    }
+    for (const auto& n : r.notes) os << "note: " << n << '\n';
 }
 
 }  // namespace comet

@@ -1,0 +1,247 @@
+// comet/kernels/collectives.hpp — CoMet's collective kernels: broadcast (thesis 3.3.3, figure
+// 3.4), global sum (3.3.4, figure 3.5) and barrier synchronization (3.3.5). Each runs on the
+// whole group through the transport's own collective (`broadcast`, `allreduce_sum`, `barrier`:
+// NX/2's `csend(-1)`, `gdsum` and `gsync` on the iPSC/860) and is timed on one test node with
+// the CoMet repeat loop, like echo.
+//
+// The thesis plots these against the number of nodes (figures 5.3, 5.6, 5.7): "× P" comes from
+// running a kernel on groups of several sizes (the comet program runs the suite once per
+// `--nodes` value) — every record carries `nodes`, and `comet::fit_log_p` (stats/growth.hpp)
+// fits time against log2 P across them.
+//
+// Deliberately not here: window-based single-shot measurement of collectives and their
+// nonblocking forms (Hoefler et al., SPEC 7.4), and portable collective algorithms over
+// point-to-point (a transport brings its own collectives).
+#pragma once
+
+#include <comet/core/concepts.hpp>
+#include <comet/core/errors.hpp>
+#include <comet/kernels/transfer.hpp>
+#include <comet/stats/record.hpp>
+#include <comet/timing/repeat.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace comet {
+
+/// Vector lengths (doubles) the global sum measures by default: 0 and every power of two up
+/// to 16384 (128 KiB). Length 1 is the thesis' figure 5.7 (a global sum of one double); the
+/// doubling steps show where the time turns from start-up- to bandwidth-dominated (NX/2's
+/// 100-byte protocol change lies between 12 and 13 doubles). The thesis swept up to
+/// `max_vec_len` = 200000; stopping at 16384 keeps a 1000-iteration repeat loop per point
+/// within seconds on a workstation, and longer vectors only extend the straight line.
+inline std::vector<std::size_t> default_vector_lengths() {
+    return {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+}
+
+/// Configuration of `broadcast`. All ranks pass the same values (@pre).
+struct broadcast_config {
+    /// Message sizes in bytes, measured in this order.
+    std::vector<std::size_t> sizes = default_message_sizes();
+    /// The root of every broadcast, and the rank that times it (the thesis' test node).
+    int test_node = 0;
+    /// Broadcasts (each closed by a barrier) per timed repeat loop; the thesis used 1000.
+    std::size_t max_times = 1000;
+    /// Timed repeat loops per point; each gives one raw sample.
+    std::size_t samples = 3;
+    /// Untimed broadcasts before each point's samples.
+    std::size_t warmup = 10;
+    /// Called on the test node after each point is measured (for progress displays).
+    std::function<void(const record&)> on_point = {};
+};
+
+/// Configuration of `global_sum`. All ranks pass the same values (@pre).
+struct global_sum_config {
+    /// Vector lengths in doubles, measured in this order.
+    std::vector<std::size_t> vector_lengths = default_vector_lengths();
+    /// The longest vector accepted (the thesis' `max_vec_len`); a longer one is an error.
+    std::size_t max_vec_len = 200000;
+    /// The rank that times.
+    int test_node = 0;
+    /// Global sums per timed repeat loop; the thesis used 1000.
+    std::size_t max_times = 1000;
+    /// Timed repeat loops per point; each gives one raw sample.
+    std::size_t samples = 3;
+    /// Untimed global sums before each point's samples.
+    std::size_t warmup = 10;
+    /// Called on the test node after each point is measured.
+    std::function<void(const record&)> on_point = {};
+};
+
+/// Configuration of `barrier`. All ranks pass the same values (@pre).
+struct barrier_config {
+    /// The rank that times.
+    int test_node = 0;
+    /// Barriers per timed repeat loop; the thesis used 1000.
+    std::size_t max_times = 1000;
+    /// Timed repeat loops; each gives one raw sample, and the least of them is the kernel's
+    /// figure (thesis 3.3.5), so it takes more samples than the other kernels.
+    std::size_t samples = 10;
+    /// Untimed barriers before the samples.
+    std::size_t warmup = 10;
+    /// Called on the test node after the point is measured.
+    std::function<void(const record&)> on_point = {};
+};
+
+namespace detail::collectives {
+
+/// The checks every collective kernel shares; the message names the kernel, value and rank.
+template <transport T>
+void check_common(const T& t, std::string_view kernel, int test_node, std::size_t max_times, std::size_t samples) {
+    const int p = t.size();
+    if (test_node < 0 || test_node >= p)
+        raise<invalid_argument>(t.rank(), kernel, ": test node ", test_node, " is outside 0..", p - 1);
+    if (max_times == 0) raise<invalid_argument>(t.rank(), kernel, ": max_times must be at least 1, got 0");
+    if (samples == 0) raise<invalid_argument>(t.rank(), kernel, ": samples must be at least 1, got 0");
+}
+
+/// One point of a collective kernel. Every rank calls `op()` exactly `warmup + samples ·
+/// max_times` times, so the collectives of all ranks pair up; the test node times them in
+/// `samples` repeat loops (loop overhead subtracted), calls `on_point` and appends the record
+/// to `out`; other ranks only take part.
+template <transport T, class Op>
+void collective_point(T& t, int test_node, std::size_t max_times, std::size_t samples, std::size_t warmup,
+                      record rec, const std::function<void(const record&)>& on_point, result_set& out, Op&& op) {
+    if (t.rank() == test_node) {
+        for (std::size_t i = 0; i < warmup; ++i) op();
+        rec.samples.reserve(samples);
+        for (std::size_t s = 0; s < samples; ++s) rec.samples.push_back(repeat(t, max_times, op).per_iteration);
+        if (on_point) on_point(rec);
+        out.records.push_back(std::move(rec));
+    } else {
+        // The test node's repeat loop also runs an empty loop after each timed one; the other
+        // ranks need not mirror it, since the next collective waits for the test node anyway.
+        for (std::size_t i = 0; i < warmup + samples * max_times; ++i) op();
+    }
+}
+
+}  // namespace detail::collectives
+
+/// Broadcast (CoMet thesis 3.3.3, figure 3.4): the test node broadcasts a message of each size
+/// to every other node with the transport's `broadcast`, and every node then meets in a
+/// barrier — the pseudo-code's closing `barrier()`, kept deliberately: a root may leave a
+/// broadcast as soon as its own part is sent (NX/2's `csend(-1)` returns once the message is
+/// buffered), so back-to-back broadcasts without it would time how fast the root can inject
+/// messages, not how long a broadcast takes to reach every node. With it, each iteration ends
+/// only when every node has its copy. The barrier's own cost is what `barrier` measures on the
+/// same group: subtract it to estimate the broadcast alone.
+///
+/// Returns, on the test node, one record per size with params {size, nodes} and samples = the
+/// time in seconds of one broadcast plus the closing barrier, averaged over a repeat loop of
+/// `max_times` (loop overhead subtracted). Other ranks return an empty set. One rank is a
+/// valid group (the broadcast has nobody to reach; its time is the P = 1 point of a log-P fit).
+/// @pre every rank calls broadcast with the same config.
+/// @throws invalid_argument (on every rank, naming the rank and the value) for a test node
+///         outside the group, max_times or samples of 0, or a size over `max_message_size`.
+/// @code
+///   comet::result_set r = comet::broadcast(t, {.sizes = {8, 1024, 4096}});
+/// @endcode
+template <transport T>
+result_set broadcast(T& t, const broadcast_config& cfg = {}) {
+    detail::collectives::check_common(t, "broadcast", cfg.test_node, cfg.max_times, cfg.samples);
+    for (std::size_t n : cfg.sizes)
+        if (n > max_message_size)
+            raise<invalid_argument>(t.rank(), "broadcast: message size ", n, " exceeds the ", max_message_size,
+                                    "-byte limit");
+    const std::size_t largest = cfg.sizes.empty() ? 0 : *std::max_element(cfg.sizes.begin(), cfg.sizes.end());
+    std::vector<std::byte> buffer(largest);
+    result_set out;
+    t.barrier();  // the thesis starts every kernel from a well-defined state
+    for (std::size_t size : cfg.sizes) {
+        const mutable_bytes message(buffer.data(), size);
+        record rec{"broadcast", params{}, {}};
+        rec.params.set("size", size).set("nodes", t.size());
+        detail::collectives::collective_point(t, cfg.test_node, cfg.max_times, cfg.samples, cfg.warmup,
+                                              std::move(rec), cfg.on_point, out, [&] {
+                                                  t.broadcast(cfg.test_node, message);
+                                                  t.barrier();
+                                              });
+    }
+    t.barrier();
+    return out;
+}
+
+/// Global sum (CoMet thesis 3.3.4, figure 3.5): every node adds its vector of doubles into the
+/// element-wise sum over all nodes with the transport's `allreduce_sum` (NX/2's `gdsum`),
+/// over vector lengths. No barrier is added: every node needs every other node's
+/// contribution before it can leave, so the operation synchronises by itself.
+///
+/// Returns, on the test node, one record per vector length with params {vector_length, nodes}
+/// and samples = the time in seconds of one global sum, averaged over a repeat loop of
+/// `max_times` (loop overhead subtracted). Other ranks return an empty set.
+/// The vectors hold zeros: summing zeros keeps them zero over thousands of repetitions,
+/// where any other start value would grow without bound to infinity (the thesis' `number :=
+/// global sum of number` does grow); zero costs what any normal double costs.
+/// @pre every rank calls global_sum with the same config.
+/// @throws invalid_argument (on every rank) for a test node outside the group, max_times or
+///         samples of 0, or a vector length over `max_vec_len` or over `max_message_size` bytes.
+/// @code
+///   comet::result_set r = comet::global_sum(t, {.vector_lengths = {1, 1000}});
+/// @endcode
+template <transport T>
+result_set global_sum(T& t, const global_sum_config& cfg = {}) {
+    detail::collectives::check_common(t, "global_sum", cfg.test_node, cfg.max_times, cfg.samples);
+    for (std::size_t n : cfg.vector_lengths) {
+        if (n > cfg.max_vec_len)
+            raise<invalid_argument>(t.rank(), "global_sum: vector length ", n, " exceeds max_vec_len ", cfg.max_vec_len);
+        if (n > max_message_size / sizeof(double))
+            raise<invalid_argument>(t.rank(), "global_sum: vector length ", n, " (", n, " doubles) exceeds the ",
+                                    max_message_size, "-byte message limit");
+    }
+    const std::size_t longest =
+        cfg.vector_lengths.empty() ? 0 : *std::max_element(cfg.vector_lengths.begin(), cfg.vector_lengths.end());
+    std::vector<double> vector(longest, 0.0);
+    result_set out;
+    t.barrier();
+    for (std::size_t n : cfg.vector_lengths) {
+        const std::span<double> values(vector.data(), n);
+        record rec{"global_sum", params{}, {}};
+        rec.params.set("vector_length", n).set("nodes", t.size());
+        detail::collectives::collective_point(t, cfg.test_node, cfg.max_times, cfg.samples, cfg.warmup,
+                                              std::move(rec), cfg.on_point, out, [&] { t.allreduce_sum(values); });
+    }
+    t.barrier();
+    return out;
+}
+
+/// Barrier synchronization (CoMet thesis 3.3.5): the least time a global barrier takes. The
+/// thesis warns that the nodes may be "at completely different stages of execution" when they
+/// enter a barrier, so a single barrier mostly measures how long the first node waited for the
+/// last; it measures "the least time required to complete a barrier synchronization ... by
+/// repeatedly calling and timing global synchronizations on a single node". Here every node
+/// calls `barrier` back to back, so after the first one they all enter each barrier together,
+/// and the test node times `samples` repeat loops of `max_times` barriers. The figure to
+/// report is the LEAST sample (`summarize(rec.samples).min`, or `fit_log_p`'s default for this
+/// kernel); the other samples stay in the record to show the spread.
+///
+/// Returns, on the test node, one record with params {nodes} and samples = the time in
+/// seconds of one barrier, averaged over a repeat loop (loop overhead subtracted). Other ranks
+/// return an empty set.
+/// @pre every rank calls barrier with the same config.
+/// @throws invalid_argument (on every rank) for a test node outside the group, or max_times or
+///         samples of 0.
+/// @code
+///   comet::result_set r = comet::barrier(t, {.samples = 20});
+///   double least = comet::summarize(r.records.at(0).samples).min;   // on the test node
+/// @endcode
+template <transport T>
+result_set barrier(T& t, const barrier_config& cfg = {}) {
+    detail::collectives::check_common(t, "barrier", cfg.test_node, cfg.max_times, cfg.samples);
+    result_set out;
+    t.barrier();
+    record rec{"barrier", params{}, {}};
+    rec.params.set("nodes", t.size());
+    detail::collectives::collective_point(t, cfg.test_node, cfg.max_times, cfg.samples, cfg.warmup, std::move(rec),
+                                          cfg.on_point, out, [&] { t.barrier(); });
+    t.barrier();
+    return out;
+}
+
+}  // namespace comet

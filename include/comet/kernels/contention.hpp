@@ -1,0 +1,423 @@
+// comet/kernels/contention.hpp — CoMet's echo with contention (thesis 3.3.6, figures 3.6–3.7;
+// results in 5.1, figure 5.5): two nodes run echo while two others carry cross traffic whose
+// route crosses the echo pair's links, at measured loads.
+//
+// The thesis measured echo first, took the message sizes reaching 50% and 90% of peak echo
+// bandwidth (486 and about 5000 bytes on the iPSC/860) as the "50% and 90% loads", and then
+// ran echo between nodes 1 and 3 of an 8-node cube while node 0 sent messages of the load's
+// size to node 7 "forever": the e-cube route 0 → 1 → 3 → 7 runs over the link 1 → 3 the echo
+// uses. Here the loads come from the config (`contention_loads_from_echo` derives them from an
+// echo result), the nodes from the topology (`contention_roles`), and an idle run (load 0)
+// gives the baseline every loaded time is compared with (`contention_slowdowns` in
+// stats/growth.hpp).
+//
+// "Forever" ends: the echoing node tells the traffic source to stop when its points are done
+// (the source probes for that message between its sends), the source tells the sink with an
+// empty message, and every message sent is received before the kernel returns.
+//
+// Deliberately not here: random background load, and contention of more than one cross flow.
+#pragma once
+
+#include <comet/core/concepts.hpp>
+#include <comet/core/errors.hpp>
+#include <comet/core/types.hpp>
+#include <comet/kernels/transfer.hpp>
+#include <comet/stats/fit.hpp>
+#include <comet/stats/record.hpp>
+#include <comet/timing/repeat.hpp>
+#include <comet/topology/hypercube.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace comet {
+
+/// The cross-traffic message sizes of the loaded runs: the sizes at which echo reaches 50% and
+/// 90% of its peak bandwidth. The defaults are the thesis' iPSC/860 figures (5.1: "half the
+/// peak bandwidth was achieved around message sizes of 486 bytes and ninety percent ... around
+/// 5000 bytes"); on any other machine derive them with `contention_loads_from_echo`.
+struct contention_load_sizes {
+    std::size_t half = 486;     ///< bytes: the 50% load
+    std::size_t ninety = 5000;  ///< bytes: the 90% load
+};
+
+/// Configuration of `contention`. All ranks pass the same values (@pre).
+struct contention_config {
+    /// Echo message sizes in bytes, measured in this order under every load.
+    std::vector<std::size_t> sizes = default_message_sizes();
+    /// The loads, as fractions of peak echo bandwidth: 0 (idle: no cross traffic, the
+    /// baseline), 0.5 and 0.9. Any other value is an error. Run in this order.
+    std::vector<double> loads = {0.0, 0.5, 0.9};
+    /// The cross-traffic message size of each load.
+    contention_load_sizes load_sizes = {};
+    /// Hop distances of the echo pair (the thesis: 1). Each picks its own four nodes
+    /// (`contention_roles`). Empty: every distance the hypercube rule allows on the group
+    /// (`default_contention_hops`).
+    std::vector<int> hops = {1};
+    /// The rank that returns the records. The echo is timed on the echoing node the topology
+    /// picks (`contention_roles(...).echo_node`), which sends its samples here after each load,
+    /// so the records land where every other kernel's do.
+    int test_node = 0;
+    /// Round trips per timed repeat loop; the thesis used 1000.
+    std::size_t max_times = 1000;
+    /// Timed repeat loops per point; each gives one raw sample.
+    std::size_t samples = 3;
+    /// Untimed round trips before each point.
+    std::size_t warmup = 10;
+    /// Cross-traffic messages the source may have sent beyond those the sink acknowledged; the
+    /// sink acknowledges every `traffic_window / 2` with an empty message. Without this flow
+    /// control a source whose sends return before delivery (an eager protocol, a buffered
+    /// copy) would pile up unreceived messages at the sink for as long as the echo runs. At
+    /// least 2.
+    std::size_t traffic_window = 16;
+    /// The tag of every message of the kernel (each ordered pair of nodes carries one kind of
+    /// message, so one tag suffices); choose one your own code does not use concurrently.
+    int tag = 32003;
+    /// Called on `test_node` for each record (after each load's echo points are in).
+    std::function<void(const record&)> on_point = {};
+};
+
+/// The four nodes of the contention kernel, numbered as in the thesis' figure 3.6: cross
+/// traffic flows from node 1 (`traffic_source`) to node 4 (`traffic_sink`) while node 2
+/// (`echo_node`, which times) and node 3 (`echo_partner`) run echo.
+struct contention_nodes {
+    int traffic_source = 0;  ///< sends the cross traffic (thesis, 8 nodes: node 0)
+    int traffic_sink = 0;    ///< receives it (thesis: node 7)
+    int echo_node = 0;       ///< sends each echo message and times the round trip (thesis: node 1)
+    int echo_partner = 0;    ///< sends it back (thesis: node 3)
+    int hops = 1;            ///< the echo pair's distance, as requested
+    /// True when chosen by the hypercube rule (the cross traffic's route runs over the echo
+    /// pair's path); false for the fallback.
+    bool on_route = false;
+    /// Directed links the cross traffic's e-cube route shares with the echo message's route
+    /// (node 2 → node 3), when the group is a power of two; nullopt otherwise (routes unknown).
+    std::optional<int> shared_links;
+
+    friend bool operator==(const contention_nodes&, const contention_nodes&) = default;
+};
+
+/// The nodes of the contention kernel on a group of `nodes` for an echo pair `hops` apart.
+///
+/// Hypercube rule (a power-of-two group of at least 2^(hops+2) nodes): the cross traffic
+/// runs from node 0 to node 2^(hops+2) − 1 (all hops + 2 low address bits flipped); its e-cube
+/// route fixes bits 0, 1, ..., hops + 1 in turn and so passes 1, 3, 7, ...; the echo pair is
+/// the route's second node and the node `hops` links further along it: node 1 and node
+/// 2^(hops+1) − 1. The echo message from node 1 follows its own e-cube route (bits 1..hops,
+/// lowest first), which is exactly that stretch of the cross traffic's route, link by link and
+/// in the same direction: every link the echo message crosses carries cross traffic
+/// (`shared_links` = hops). For hops = 1 on 8 nodes this is the thesis' choice: traffic 0 → 7
+/// through 1 and 3, echo between 1 and 3.
+///
+/// Fallback (at least 4 nodes, but too few or not a power of two): the echo pair is node 1 and
+/// `hop_node(1, hops)` (echo's own notion of distance), and the two lowest other ranks carry
+/// the traffic, lower to higher. Without a known route (or on a cube too small for four
+/// distinct nodes to share a link: on 4 nodes no route is longer than 2 links) the traffic
+/// cannot be aimed at the echo's links; it still loads the machine the echo runs on (on the
+/// threads transport, the memory system and the cores). The records look the same; read
+/// their slow-down as load on the machine, not as contention for a link (`on_route` says
+/// which rule chose the nodes).
+/// @throws invalid_argument for fewer than 4 nodes, hops < 1, or an echo partner outside the
+///         group ("contention_roles: 3 hops from node 1 reach node 6, outside the 5 nodes").
+/// @code
+///   comet::contention_nodes n = comet::contention_roles(8, 1);   // {0, 7, 1, 3, ...}
+/// @endcode
+inline contention_nodes contention_roles(int nodes, int hops) {
+    if (nodes < 4)
+        raise<invalid_argument>(-1, "contention needs at least 4 ranks (two carry cross traffic, two echo); the group has ",
+                                nodes);
+    if (hops < 1) raise<invalid_argument>(-1, "contention: echo pair hop distance ", hops, " is less than 1");
+    contention_nodes n;
+    n.hops = hops;
+    const bool cube = is_power_of_two(static_cast<std::uint64_t>(nodes)) && nodes <= hypercube::max_nodes;
+    if (cube && hops + 2 < 31 && nodes >= (1 << (hops + 2))) {
+        const hypercube c(nodes);
+        const std::vector<int> route = c.route(0, (1 << (hops + 2)) - 1);
+        n.traffic_source = route.front();
+        n.traffic_sink = route.back();
+        n.echo_node = route[1];
+        n.echo_partner = route[static_cast<std::size_t>(hops) + 1];
+        n.on_route = true;
+    } else {
+        n.echo_node = 1;
+        try {
+            n.echo_partner = hop_node(1, hops, nodes);
+        } catch (const invalid_argument& e) {
+            raise<invalid_argument>(-1, "contention_roles: ", e.what());
+        }
+        std::vector<int> others;
+        for (int r = 0; r < nodes && others.size() < 2; ++r)
+            if (r != n.echo_node && r != n.echo_partner) others.push_back(r);
+        n.traffic_source = others[0];
+        n.traffic_sink = others[1];
+    }
+    if (cube) {
+        const hypercube c(nodes);
+        const auto links = [&](int from, int to) {
+            const std::vector<int> path = c.route(from, to);
+            std::set<std::pair<int, int>> out;
+            for (std::size_t i = 0; i + 1 < path.size(); ++i) out.emplace(path[i], path[i + 1]);
+            return out;
+        };
+        const auto traffic = links(n.traffic_source, n.traffic_sink);
+        int shared = 0;
+        for (const auto& l : links(n.echo_node, n.echo_partner)) shared += traffic.count(l) ? 1 : 0;
+        n.shared_links = shared;
+    }
+    return n;
+}
+
+/// The echo-pair hop distances `contention` measures when its config's `hops` is empty: 1 ..
+/// log2(nodes) − 2 on a power-of-two group of at least 8 (every distance for which the
+/// hypercube rule finds a cross-traffic route over the whole echo path), else just 1.
+inline std::vector<int> default_contention_hops(int nodes) {
+    std::vector<int> hops{1};
+    if (nodes >= 8 && is_power_of_two(static_cast<std::uint64_t>(nodes)))
+        for (int h = 2; (1 << (h + 2)) <= nodes && h + 2 < 31; ++h) hops.push_back(h);
+    return hops;
+}
+
+/// The load sizes of `contention` from an echo result: the sizes at which echo at `hops` hops
+/// reaches 50% and 90% of its peak bandwidth (`comet::bandwidth`'s n_half and n_90, rounded up
+/// to whole bytes so the load reaches at least its level), as the thesis took them.
+/// The peak is the largest bandwidth measured, so the sizes depend on how far the echo's sizes
+/// reach (the thesis: a little beyond a page).
+/// @throws invalid_argument when `echo` has no echo records with a positive size at `hops`.
+/// Every rank must pass `contention` the same sizes, and echo's records live on its test node
+/// only: the collective overload below hands the test node's figures to every rank.
+/// @code
+///   comet::contention_load_sizes s = comet::contention_loads_from_echo(echo_records);   // {n_half, n_90}
+/// @endcode
+inline contention_load_sizes contention_loads_from_echo(const result_set& echo, std::int64_t hops = 1) {
+    for (const auto& b : bandwidth(echo, "echo")) {
+        if (b.hops != hops) continue;
+        if (!std::isfinite(b.n_half) || !std::isfinite(b.n_90)) break;
+        const auto whole = [](double n) { return static_cast<std::size_t>(std::max(1.0, std::ceil(n))); };
+        return {whole(b.n_half), whole(b.n_90)};
+    }
+    raise<invalid_argument>(-1, "contention_loads_from_echo: no echo records with a positive size and samples at ", hops,
+                            " hops");
+}
+
+/// The collective form, for a program that measured echo (whose records live on one rank)
+/// before contention, whose config every rank needs alike: `root` derives the load sizes from
+/// its `echo` records, or takes `fallback` when it cannot (no echo at `hops`), and every rank
+/// returns what `root` found. The returned flag says whether they came from echo.
+/// @pre every rank calls it with the same root, hops and fallback (only root's `echo` is read).
+/// @code
+///   comet::result_set e = comet::echo(t, {.hops = {1}});
+///   comet::contention_config cfg;
+///   cfg.load_sizes = comet::contention_loads_from_echo(t, 0, e).first;   // same on every rank
+///   comet::result_set r = comet::contention(t, cfg);
+/// @endcode
+template <transport T>
+std::pair<contention_load_sizes, bool> contention_loads_from_echo(T& t, int root, const result_set& echo,
+                                                                  std::int64_t hops = 1,
+                                                                  contention_load_sizes fallback = {}) {
+    if (root < 0 || root >= t.size())
+        raise<invalid_argument>(t.rank(), "contention_loads_from_echo: root ", root, " is outside 0..", t.size() - 1);
+    // {half, ninety, from echo?}: sizes fit in 64 bits, and one broadcast keeps the ranks in step.
+    std::array<std::uint64_t, 3> shared{fallback.half, fallback.ninety, 0};
+    if (t.rank() == root) {
+        try {
+            const contention_load_sizes s = contention_loads_from_echo(echo, hops);
+            shared = {s.half, s.ninety, 1};
+        } catch (const invalid_argument&) {
+            // keep the fallback: no echo records at this distance on the root
+        }
+    }
+    t.broadcast(root, writable_bytes_of(shared));
+    return {{static_cast<std::size_t>(shared[0]), static_cast<std::size_t>(shared[1])}, shared[2] == 1};
+}
+
+namespace detail::contention {
+
+/// The cross-traffic size of `load`, or nullopt for a load the kernel does not know.
+inline std::optional<std::size_t> load_size(double load, const contention_load_sizes& s) {
+    if (load == 0.0) return 0;
+    if (load == 0.5) return s.half;
+    if (load == 0.9) return s.ninety;
+    return std::nullopt;
+}
+
+/// Node 1 of figure 3.6: sends `message` to the sink "forever", with at most `window` messages
+/// unacknowledged, probing between sends for the echoing node's stop message. Then sends the
+/// sink the empty end marker and collects the acknowledgements still due. Returns the number
+/// of cross-traffic messages sent.
+template <transport T>
+std::size_t traffic_source(T& t, const contention_nodes& n, int tag, const_bytes message, std::size_t window) {
+    const std::size_t ack_every = window / 2;
+    std::size_t sent = 0, acks = 0;
+    for (;;) {
+        if (t.probe(n.echo_node, tag)) {
+            t.recv(n.echo_node, tag, mutable_bytes{});  // the stop message
+            break;
+        }
+        if (sent - acks * ack_every >= window) {
+            t.recv(n.traffic_sink, tag, mutable_bytes{});  // the sink is busy receiving: an ack is near
+            ++acks;
+            continue;
+        }
+        t.send(n.traffic_sink, tag, message);
+        ++sent;
+    }
+    // Cross-traffic messages are never empty (the kernel checks), so an empty one is the end.
+    t.send(n.traffic_sink, tag, const_bytes{});
+    while (acks < sent / ack_every) {
+        t.recv(n.traffic_sink, tag, mutable_bytes{});
+        ++acks;
+    }
+    return sent;
+}
+
+/// Node 4 of figure 3.6: receives the cross traffic until the empty end marker, acknowledging
+/// every `window / 2` messages, and tells the echoing node once the first message is in (so
+/// the echo is never timed before the load is on).
+template <transport T>
+void traffic_sink(T& t, const contention_nodes& n, int tag, mutable_bytes buffer, std::size_t window) {
+    const std::size_t ack_every = window / 2;
+    std::size_t received = 0;
+    for (;;) {
+        const status s = t.recv(n.traffic_source, tag, buffer);
+        if (s.size == 0) return;
+        ++received;
+        if (received == 1) t.send(n.echo_node, tag, const_bytes{});
+        if (received % ack_every == 0) t.send(n.traffic_source, tag, const_bytes{});
+    }
+}
+
+}  // namespace detail::contention
+
+/// Echo with contention (CoMet thesis 3.3.6, figure 3.7): for every echo-pair hop distance and
+/// load, the echoing node times echo over every size while, for a load above 0, the traffic
+/// source sends messages of the load's size to the traffic sink without pause (nodes from
+/// `contention_roles`; other ranks wait). Load 0 is the idle baseline: same nodes, no traffic.
+///
+/// Per (hops, load): all ranks meet in a barrier; the source starts sending; the sink tells the
+/// echoing node when the first message is in; the echoing node then runs, per size, `warmup`
+/// round trips and `samples` repeat loops of `max_times` round trips (its partner echoes each
+/// back, as in echo); it then sends the source a stop message (the source checks for it with
+/// `probe` between messages) and its samples to `test_node`. The source ends the traffic with an
+/// empty message to the sink, and every message sent is received before the next load starts.
+///
+/// Returns, on `test_node`, one record per (hops, load, size) with params {size, hops, nodes,
+/// load, cross_size} — load the fraction of peak (0, 0.5, 0.9), cross_size the cross-traffic
+/// message size in bytes (0 when idle) — and samples = the one-way echo time in seconds (half a
+/// round trip, averaged over a repeat loop, loop overhead subtracted), measured on the echoing
+/// node's clock (durations only, so clocks need not agree). Other ranks return an empty set.
+/// @pre every rank calls contention with the same config.
+/// @throws invalid_argument (on every rank, naming the rank and the value) for fewer than 4
+///         ranks, an unknown load, a load size of 0 or over the limit, a hop distance the group
+///         cannot hold, a test node outside the group, max_times, samples or traffic_window out
+///         of range, a bad tag, or a size over `max_message_size`.
+/// @code
+///   comet::result_set r = comet::contention(t, {.sizes = {8, 1024, 4096}, .load_sizes = {.half = 486, .ninety = 5000}});
+/// @endcode
+template <transport T>
+result_set contention(T& t, const contention_config& cfg = {}) {
+    const int p = t.size();
+    const int me = t.rank();
+    if (p < 4)
+        raise<invalid_argument>(me, "contention needs at least 4 ranks (two carry cross traffic, two echo); the group has ", p);
+    if (cfg.test_node < 0 || cfg.test_node >= p)
+        raise<invalid_argument>(me, "contention: test node ", cfg.test_node, " is outside 0..", p - 1);
+    if (cfg.max_times == 0) raise<invalid_argument>(me, "contention: max_times must be at least 1, got 0");
+    if (cfg.samples == 0) raise<invalid_argument>(me, "contention: samples must be at least 1, got 0");
+    if (cfg.traffic_window < 2)
+        raise<invalid_argument>(me, "contention: traffic_window must be at least 2, got ", cfg.traffic_window);
+    if (cfg.tag < 0 || cfg.tag > max_tag) raise<invalid_argument>(me, "contention: tag ", cfg.tag, " is outside 0..", max_tag);
+    for (std::size_t n : cfg.sizes)
+        if (n > max_message_size)
+            raise<invalid_argument>(me, "contention: message size ", n, " exceeds the ", max_message_size, "-byte limit");
+    std::vector<std::size_t> cross_sizes;
+    for (double load : cfg.loads) {
+        const auto size = detail::contention::load_size(load, cfg.load_sizes);
+        if (!size) raise<invalid_argument>(me, "contention: unknown load ", load, " (known: 0 idle, 0.5 and 0.9 of peak)");
+        if (load > 0.0 && *size == 0)
+            raise<invalid_argument>(me, "contention: the ", load, " load's cross-traffic size is 0 bytes; it must be at least 1");
+        if (*size > max_message_size)
+            raise<invalid_argument>(me, "contention: the ", load, " load's cross-traffic size ", *size, " exceeds the ",
+                                    max_message_size, "-byte limit");
+        cross_sizes.push_back(*size);
+    }
+    std::vector<contention_nodes> roles;
+    for (int h : cfg.hops.empty() ? default_contention_hops(p) : cfg.hops) {
+        try {
+            roles.push_back(contention_roles(p, h));
+        } catch (const invalid_argument& e) {
+            raise<invalid_argument>(me, e.what());
+        }
+    }
+
+    const std::size_t largest = cfg.sizes.empty() ? 0 : *std::max_element(cfg.sizes.begin(), cfg.sizes.end());
+    const std::size_t largest_cross = cross_sizes.empty() ? 0 : *std::max_element(cross_sizes.begin(), cross_sizes.end());
+    std::vector<std::byte> echo_buffer(largest), cross_buffer(largest_cross);
+    std::vector<double> block(cfg.sizes.size() * cfg.samples);  // one load's samples, size-major
+    const int tag = cfg.tag;
+    result_set out;
+
+    for (const contention_nodes& n : roles) {
+        for (std::size_t l = 0; l < cfg.loads.size(); ++l) {
+            const double load = cfg.loads[l];
+            const std::size_t cross = cross_sizes[l];
+            const bool loaded = load > 0.0;
+            // Every load starts from a quiet machine: the previous load's messages are all in.
+            t.barrier();
+            if (loaded && me == n.traffic_source) {
+                detail::contention::traffic_source(t, n, tag, const_bytes(cross_buffer.data(), cross), cfg.traffic_window);
+            } else if (loaded && me == n.traffic_sink) {
+                detail::contention::traffic_sink(t, n, tag, mutable_bytes(cross_buffer.data(), cross), cfg.traffic_window);
+            } else if (me == n.echo_node) {
+                if (loaded) t.recv(n.traffic_sink, tag, mutable_bytes{});  // the load is on
+                for (std::size_t i = 0; i < cfg.sizes.size(); ++i) {
+                    const mutable_bytes message(echo_buffer.data(), cfg.sizes[i]);
+                    const auto round_trip = [&] {
+                        t.send(n.echo_partner, tag, message);
+                        t.recv(n.echo_partner, tag, message);
+                    };
+                    for (std::size_t w = 0; w < cfg.warmup; ++w) round_trip();
+                    for (std::size_t s = 0; s < cfg.samples; ++s)
+                        block[i * cfg.samples + s] = repeat(t, cfg.max_times, round_trip).per_iteration * 0.5;
+                }
+                if (loaded) t.send(n.traffic_source, tag, const_bytes{});  // stop
+                if (cfg.test_node != me) t.send(cfg.test_node, tag, bytes_of(block));
+            } else if (me == n.echo_partner) {
+                for (std::size_t i = 0; i < cfg.sizes.size(); ++i) {
+                    const mutable_bytes message(echo_buffer.data(), cfg.sizes[i]);
+                    for (std::size_t k = 0; k < cfg.warmup + cfg.samples * cfg.max_times; ++k) {
+                        t.recv(n.echo_node, tag, message);
+                        t.send(n.echo_node, tag, message);
+                    }
+                }
+            }
+            if (me == cfg.test_node) {
+                if (me != n.echo_node) t.recv(n.echo_node, tag, writable_bytes_of(block));
+                for (std::size_t i = 0; i < cfg.sizes.size(); ++i) {
+                    record rec{"contention", params{}, {}};
+                    rec.params.set("size", cfg.sizes[i])
+                        .set("hops", n.hops)
+                        .set("nodes", p)
+                        .set("load", load)
+                        .set("cross_size", cross);
+                    const auto first = block.begin() + static_cast<std::ptrdiff_t>(i * cfg.samples);
+                    rec.samples.assign(first, first + static_cast<std::ptrdiff_t>(cfg.samples));
+                    if (cfg.on_point) cfg.on_point(rec);
+                    out.records.push_back(std::move(rec));
+                }
+            }
+        }
+    }
+    t.barrier();
+    return out;
+}
+
+}  // namespace comet

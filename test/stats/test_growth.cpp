@@ -1,0 +1,407 @@
+// Tests of comet/stats/growth.hpp on synthetic records with hand-computed golden values:
+// log-P lines recovered exactly (powers of two and not), a noisy one against its hand-solved
+// least squares, barrier read at its least sample; linear against quadratic growth told apart
+// exactly, with noise and with a protocol kink; contention slow-down ratios; overlap gains and
+// the hidden fraction; and every error path.
+//
+// The noisy golden values were solved exactly (rational arithmetic, normal equations) outside
+// comet; they are quoted in the comments.
+#include <comet/stats/growth.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace growth_test {
+
+namespace tt = boost::test_tools;
+
+inline auto says(std::string text) {
+    return [text](const std::exception& e) {
+        const bool found = std::string(e.what()).find(text) != std::string::npos;
+        if (!found) BOOST_TEST_MESSAGE("missing \"" << text << "\" in: " << e.what());
+        return found;
+    };
+}
+
+constexpr double us = 1e-6;
+
+/// A record of `kernel` with the given params and samples.
+inline comet::record rec(std::string kernel, comet::params p, std::vector<double> samples) {
+    return {std::move(kernel), std::move(p), std::move(samples)};
+}
+
+/// Three samples whose median is `t` (a slow outlier and a fast one around it).
+inline std::vector<double> around(double t) { return {t + 40 * us, t, t - 0.5 * us}; }
+
+/// Records of `kernel` at x = `xs` (param `x_name`) with times `time(x)`, plus `extra` params.
+template <class Time>
+comet::result_set curve(std::string kernel, std::string x_name, const std::vector<std::int64_t>& xs, Time time,
+                        comet::params extra = {}) {
+    comet::result_set rs;
+    for (auto x : xs) {
+        comet::params p = extra;
+        p.set(x_name, x);
+        rs.records.push_back(rec(kernel, p, around(time(static_cast<double>(x)))));
+    }
+    return rs;
+}
+
+}  // namespace growth_test
+
+BOOST_AUTO_TEST_SUITE(growth)
+
+using namespace growth_test;
+
+BOOST_AUTO_TEST_CASE(statistics_of_samples) {
+    const std::vector<double> s{3.0, 1.0, 8.0};
+    BOOST_TEST(comet::statistic_of(s, comet::statistic::median) == 3.0);
+    BOOST_TEST(comet::statistic_of(s, comet::statistic::min) == 1.0);
+    BOOST_TEST(comet::statistic_of(s, comet::statistic::mean) == 4.0);
+    BOOST_TEST(std::isnan(comet::statistic_of(std::vector<double>{}, comet::statistic::min)));
+    BOOST_TEST((comet::default_statistic("barrier") == comet::statistic::min));
+    BOOST_TEST((comet::default_statistic("broadcast") == comet::statistic::median));
+    BOOST_TEST(std::string(comet::to_string(comet::statistic::min)) == "min");
+    BOOST_TEST(std::string(comet::to_string(comet::growth_model::quadratic)) == "quadratic");
+}
+
+BOOST_AUTO_TEST_CASE(log_p_lines_are_recovered_exactly_per_size) {
+    // Two broadcast curves: 20 µs + 7 µs per doubling (8 B) and 100 µs + 30 µs per doubling
+    // (1024 B), at P = 2, 4, 8, 16; and an echo record the fit must ignore.
+    comet::result_set rs;
+    rs.records.push_back(rec("echo", {{"size", std::int64_t{8}}, {"nodes", std::int64_t{2}}}, {1.0}));
+    for (std::int64_t p : {2, 4, 8, 16})
+        for (auto [size, a, b] : {std::tuple{std::int64_t{8}, 20 * us, 7 * us}, {std::int64_t{1024}, 100 * us, 30 * us}})
+            rs.records.push_back(rec("broadcast", {{"size", size}, {"nodes", p}}, around(a + b * std::log2(p))));
+    const auto fits = comet::fit_log_p(rs, "broadcast");
+    BOOST_TEST_REQUIRE(fits.size() == 2u);
+    BOOST_TEST(fits[0].kernel == "broadcast");
+    BOOST_TEST(*fits[0].group.integer("size") == 8);
+    BOOST_TEST(!fits[0].group.contains("nodes"));
+    BOOST_TEST((fits[0].stat == comet::statistic::median));
+    BOOST_TEST(fits[0].intercept == 20 * us, tt::tolerance(1e-9));
+    BOOST_TEST(fits[0].per_doubling == 7 * us, tt::tolerance(1e-9));
+    BOOST_TEST(fits[1].intercept == 100 * us, tt::tolerance(1e-9));
+    BOOST_TEST(fits[1].per_doubling == 30 * us, tt::tolerance(1e-9));
+    for (const auto& f : fits) {
+        BOOST_TEST(f.residual < 1e-15);
+        BOOST_TEST(f.r_squared == 1.0, tt::tolerance(1e-12));
+        // A straight line in P through points on a log-P line: R² = corr(log2 P, P)² = 23/25.
+        BOOST_TEST(f.r_squared_linear_p == 0.92, tt::tolerance(1e-12));
+        BOOST_TEST(f.logarithmic);
+        BOOST_TEST(f.points == 4u);
+        BOOST_TEST_REQUIRE(f.data.size() == 4u);
+        BOOST_TEST(f.data[0].x == 2.0);
+        BOOST_TEST(f.data[3].x == 16.0);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(log_p_line_of_groups_that_are_not_powers_of_two) {
+    const auto rs = curve("global_sum", "nodes", {3, 6, 12, 24}, [](double p) { return 5 * us + 2 * us * std::log2(p); },
+                          {{"vector_length", std::int64_t{1}}});
+    const auto f = comet::fit_log_p(rs, "global_sum").at(0);
+    BOOST_TEST(f.intercept == 5 * us, tt::tolerance(1e-9));
+    BOOST_TEST(f.per_doubling == 2 * us, tt::tolerance(1e-9));
+    BOOST_TEST(*f.group.integer("vector_length") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(noisy_log_p_line_matches_the_hand_solution) {
+    // log2 P = 1, 2, 3, 4 and times 1, 3, 2, 4 µs: slope 0.8, intercept 0.5, residuals
+    // -0.3, 0.9, -0.9, 0.3 (SS 1.8, rms sqrt(0.45)), SS_tot 5, R² = 0.64. The line in P
+    // (2, 4, 8, 16) explains less: R² = 361/575.
+    comet::result_set rs;
+    const double t[] = {1, 3, 2, 4};
+    for (int i = 0; i < 4; ++i) rs.records.push_back(rec("global_sum", {{"nodes", std::int64_t{2} << i}}, {t[i] * us}));
+    const auto f = comet::fit_log_p(rs, "global_sum").at(0);
+    BOOST_TEST(f.group.empty());
+    BOOST_TEST(f.intercept == 0.5 * us, tt::tolerance(1e-9));
+    BOOST_TEST(f.per_doubling == 0.8 * us, tt::tolerance(1e-9));
+    BOOST_TEST(f.residual == std::sqrt(0.45) * us, tt::tolerance(1e-9));
+    BOOST_TEST(f.r_squared == 0.64, tt::tolerance(1e-9));
+    BOOST_TEST(f.r_squared_linear_p == 361.0 / 575.0, tt::tolerance(1e-9));
+    BOOST_TEST(f.logarithmic);
+}
+
+BOOST_AUTO_TEST_CASE(barrier_is_read_at_its_least_sample_and_records_pool) {
+    // Least samples 1, 2, 3 µs at P = 2, 4, 8: 1 µs per doubling from 0. The P = 8 samples come
+    // in two records that pool. Read at the median instead (5, 7, 3.5 µs): the hand solution
+    // is 20/3 µs - 0.75 µs per doubling.
+    comet::result_set rs;
+    rs.records.push_back(rec("barrier", {{"nodes", std::int64_t{2}}}, {5 * us, 1 * us, 9 * us}));
+    rs.records.push_back(rec("barrier", {{"nodes", std::int64_t{4}}}, {2 * us, 8 * us, 7 * us}));
+    rs.records.push_back(rec("barrier", {{"nodes", std::int64_t{8}}}, {3 * us, 4 * us}));
+    rs.records.push_back(rec("barrier", {{"nodes", std::int64_t{8}}}, {3.5 * us}));
+    const auto least = comet::fit_log_p(rs, "barrier").at(0);
+    BOOST_TEST((least.stat == comet::statistic::min));
+    BOOST_TEST(least.points == 3u);
+    BOOST_TEST(std::abs(least.intercept) < 1e-15);
+    BOOST_TEST(least.per_doubling == 1 * us, tt::tolerance(1e-9));
+    const auto median = comet::fit_log_p(rs, "barrier", {.stat = comet::statistic::median}).at(0);
+    BOOST_TEST(median.intercept == 20.0 / 3.0 * us, tt::tolerance(1e-9));
+    BOOST_TEST(median.per_doubling == -0.75 * us, tt::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_CASE(log_p_needs_two_group_sizes) {
+    comet::result_set rs;
+    rs.records.push_back(rec("barrier", {{"nodes", std::int64_t{4}}}, {1 * us}));
+    rs.records.push_back(rec("barrier", {{"nodes", std::int64_t{4}}}, {2 * us}));
+    BOOST_CHECK_EXCEPTION(comet::fit_log_p(rs, "barrier"), comet::invalid_argument,
+                          says("fit_log_p: kernel 'barrier' has no curve with records at 2 or more group sizes "
+                               "(group sizes found: 4)"));
+    BOOST_CHECK_EXCEPTION(comet::fit_log_p(rs, "broadcast"), comet::invalid_argument, says("(group sizes found: none)"));
+    rs.records.push_back(rec("barrier", {{"nodes", std::int64_t{0}}}, {2 * us}));
+    BOOST_CHECK_EXCEPTION(comet::fit_log_p(rs, "barrier"), comet::invalid_argument,
+                          says("record at nodes = 0; a group has at least 1 node"));
+}
+
+BOOST_AUTO_TEST_CASE(exact_linear_and_quadratic_growth_are_told_apart) {
+    const std::vector<std::int64_t> dims{16, 32, 64, 128, 256, 512};
+    const auto line = curve("update_guard", "matrix_dim", dims, [](double n) { return 50 * us + 2 * us * n; },
+                            {{"nodes", std::int64_t{16}}});
+    const auto g = comet::compare_growth(line, "update_guard", "matrix_dim").at(0);
+    BOOST_TEST((g.model == comet::growth_model::linear));
+    BOOST_TEST(g.x == "matrix_dim");
+    BOOST_TEST(*g.group.integer("nodes") == 16);
+    BOOST_TEST(g.points == 6u);
+    BOOST_TEST_REQUIRE(g.linear.coefficients.size() == 2u);
+    BOOST_TEST(g.linear.coefficients[0] == 50 * us, tt::tolerance(1e-9));
+    BOOST_TEST(g.linear.coefficients[1] == 2 * us, tt::tolerance(1e-9));
+    BOOST_TEST(g.linear.r_squared == 1.0, tt::tolerance(1e-12));
+    BOOST_TEST(std::abs(g.quadratic_share) < 1e-6);
+
+    const auto square = curve("shift_matrix", "matrix_dim", dims,
+                              [](double n) { return 50 * us + 0.1 * us * n + 0.001 * us * n * n; });
+    const auto s = comet::compare_growth(square, "shift_matrix", "matrix_dim").at(0);
+    BOOST_TEST((s.model == comet::growth_model::quadratic));
+    BOOST_TEST_REQUIRE(s.quadratic.coefficients.size() == 3u);
+    BOOST_TEST(s.quadratic.coefficients[0] == 50 * us, tt::tolerance(1e-7));
+    BOOST_TEST(s.quadratic.coefficients[1] == 0.1 * us, tt::tolerance(1e-7));
+    BOOST_TEST(s.quadratic.coefficients[2] == 0.001 * us, tt::tolerance(1e-7));
+    BOOST_TEST(s.quadratic.r_squared == 1.0, tt::tolerance(1e-12));
+    BOOST_TEST(s.linear.r_squared < 0.99);
+    // Of the rise from 16 to 512, 0.001·(512² − 16²) = 261.888 µs comes from the square and
+    // 0.1·496 = 49.6 µs from the line: share 261.888 / 311.488.
+    BOOST_TEST(s.quadratic_share == 261.888 / 311.488, tt::tolerance(1e-6));
+    BOOST_TEST(s.f_statistic > s.f_critical);
+}
+
+BOOST_AUTO_TEST_CASE(noisy_growth_matches_the_hand_solution) {
+    // N = 100, 200, ..., 800 with noise 3, -2, 1, -3, 2, -1, 2, -2 µs.
+    const std::vector<std::int64_t> dims{100, 200, 300, 400, 500, 600, 700, 800};
+    const double noise[] = {3, -2, 1, -3, 2, -1, 2, -2};
+    const auto with_noise = [&](auto f) {
+        comet::result_set rs;
+        for (std::size_t i = 0; i < dims.size(); ++i) {
+            const auto n = static_cast<double>(dims[i]);
+            rs.records.push_back(rec("transpose", {{"matrix_dim", dims[i]}}, {(f(n) + noise[i]) * us}));
+        }
+        return rs;
+    };
+    const double f_critical = 2.570582 * 2.570582;  // F(1, 5) at 95%: t(5) at 97.5%, squared
+
+    // 50 + 2N: line 50.857142857 + 1.998095238·N, quadratic 51.928571429 + 1.991666667·N +
+    // 7.142857e-6·N², F = 0.12748 (far below 6.608), share 0.0032: linear.
+    const auto lin = comet::compare_growth(with_noise([](double n) { return 50 + 2 * n; }), "transpose", "matrix_dim").at(0);
+    BOOST_TEST(lin.linear.coefficients[0] == 50.857142857142854 * us, tt::tolerance(1e-9));
+    BOOST_TEST(lin.linear.coefficients[1] == 1.9980952380952381 * us, tt::tolerance(1e-9));
+    BOOST_TEST(lin.linear.residual == 2.07593925959403 * us, tt::tolerance(1e-9));
+    BOOST_TEST(lin.quadratic.coefficients[2] == 7.142857142857143e-06 * us, tt::tolerance(1e-6));
+    BOOST_TEST(lin.f_statistic == 0.1274787535410765, tt::tolerance(1e-6));
+    BOOST_TEST(lin.f_critical == f_critical, tt::tolerance(1e-9));
+    BOOST_TEST(lin.quadratic_share == 0.003217349857006673, tt::tolerance(1e-6));
+    BOOST_TEST((lin.model == comet::growth_model::linear));
+
+    // 50 + 0.5N + 0.002N²: quadratic 51.928571429 + 0.491666667·N + 0.002007142857·N²,
+    // F = 10065.85, share 0.78605: quadratic.
+    const auto quad = comet::compare_growth(with_noise([](double n) { return 50 + 0.5 * n + 0.002 * n * n; }),
+                                            "transpose", "matrix_dim")
+                          .at(0);
+    BOOST_TEST(quad.quadratic.coefficients[0] == 51.92857142857143 * us, tt::tolerance(1e-8));
+    BOOST_TEST(quad.quadratic.coefficients[1] == 0.49166666666666664 * us, tt::tolerance(1e-8));
+    BOOST_TEST(quad.quadratic.coefficients[2] == 0.002007142857142857 * us, tt::tolerance(1e-8));
+    BOOST_TEST(quad.quadratic.residual == 2.0499709637897197 * us, tt::tolerance(1e-8));
+    BOOST_TEST(quad.f_statistic == 10065.84985835694, tt::tolerance(1e-6));
+    BOOST_TEST(quad.quadratic_share == 0.7860547036883547, tt::tolerance(1e-8));
+    BOOST_TEST((quad.model == comet::growth_model::quadratic));
+}
+
+BOOST_AUTO_TEST_CASE(a_protocol_kink_is_not_a_square) {
+    // The thesis' echo line: 79 + 0.63N up to 100 bytes, 156 + 0.41N above. A quadratic bends
+    // to follow the kink (F = 17.16 > 6.61), but its square term is negative (share -0.506):
+    // the rise is the line's, so the verdict is linear.
+    comet::result_set rs;
+    for (std::int64_t n : {0, 25, 50, 75, 100, 200, 400, 800}) {
+        const auto x = static_cast<double>(n);
+        rs.records.push_back(rec("row_broadcast", {{"matrix_dim", n}}, {(n <= 100 ? 79 + 0.63 * x : 156 + 0.41 * x) * us}));
+    }
+    const auto g = comet::compare_growth(rs, "row_broadcast", "matrix_dim").at(0);
+    BOOST_TEST(g.f_statistic == 17.161363409850136, tt::tolerance(1e-6));
+    BOOST_TEST(g.quadratic_share == -0.5060094122398828, tt::tolerance(1e-6));
+    BOOST_TEST((g.model == comet::growth_model::linear));
+}
+
+BOOST_AUTO_TEST_CASE(three_points_leave_the_verdict_to_the_share) {
+    const auto rs = curve("shift_matrix", "matrix_dim", {10, 20, 40}, [](double n) { return 1 * us + 0.01 * us * n * n; });
+    const auto g = comet::compare_growth(rs, "shift_matrix", "matrix_dim").at(0);
+    BOOST_TEST(std::isnan(g.f_statistic));
+    BOOST_TEST(std::isnan(g.f_critical));
+    BOOST_TEST(g.quadratic_share == 1.0, tt::tolerance(1e-6));
+    BOOST_TEST((g.model == comet::growth_model::quadratic));
+}
+
+BOOST_AUTO_TEST_CASE(growth_curves_are_grouped_by_the_other_params) {
+    comet::result_set rs = curve("transpose", "matrix_dim", {8, 16, 32, 64}, [](double n) { return n * us; },
+                                 {{"nodes", std::int64_t{4}}});
+    rs.append(curve("transpose", "matrix_dim", {8, 16, 32, 64}, [](double n) { return n * n * us; },
+                    {{"nodes", std::int64_t{16}}}));
+    rs.append(curve("transpose", "matrix_dim", {8, 16}, [](double n) { return n * us; }, {{"nodes", std::int64_t{2}}}));
+    const auto gs = comet::compare_growth(rs, "transpose", "matrix_dim");
+    BOOST_TEST_REQUIRE(gs.size() == 2u);  // the 2-point curve is left out
+    BOOST_TEST(*gs[0].group.integer("nodes") == 4);
+    BOOST_TEST((gs[0].model == comet::growth_model::linear));
+    BOOST_TEST(*gs[1].group.integer("nodes") == 16);
+    BOOST_TEST((gs[1].model == comet::growth_model::quadratic));
+
+    const auto few = curve("transpose", "matrix_dim", {8, 16}, [](double n) { return n * us; });
+    BOOST_CHECK_EXCEPTION(comet::compare_growth(few, "transpose", "matrix_dim"), comet::invalid_argument,
+                          says("compare_growth: kernel 'transpose' has no curve with 3 or more distinct 'matrix_dim' "
+                               "values (the most found: 2)"));
+}
+
+namespace {
+
+comet::result_set contention_records() {
+    // Idle 10 and 20 µs at 8 and 1024 bytes; the 50% load 12 and 30 µs (ratios 1.2, 1.5); the
+    // 90% load 15 and 50 µs (1.5, 2.5); a size measured only under load is left out.
+    comet::result_set rs;
+    const auto add = [&](std::int64_t size, double load, std::int64_t cross, double t) {
+        rs.records.push_back(rec("contention",
+                                 {{"size", size}, {"hops", std::int64_t{1}}, {"nodes", std::int64_t{8}},
+                                  {"load", load}, {"cross_size", cross}},
+                                 around(t)));
+    };
+    add(8, 0.0, 0, 10 * us);
+    add(1024, 0.0, 0, 20 * us);
+    add(8, 0.5, 486, 12 * us);
+    add(1024, 0.5, 486, 30 * us);
+    add(4096, 0.5, 486, 99 * us);
+    add(8, 0.9, 5000, 15 * us);
+    add(1024, 0.9, 5000, 50 * us);
+    return rs;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(contention_slowdown_ratios) {
+    const auto s = comet::contention_slowdowns(contention_records());
+    BOOST_TEST_REQUIRE(s.size() == 2u);
+    BOOST_TEST(s[0].kernel == "contention");
+    BOOST_TEST(*s[0].group.integer("nodes") == 8);
+    BOOST_TEST(*s[0].group.integer("hops") == 1);
+    BOOST_TEST(s[0].group.size() == 2u);
+    BOOST_TEST(s[0].load == 0.5);
+    BOOST_TEST(s[0].cross_size == 486);
+    BOOST_TEST_REQUIRE(s[0].points.size() == 2u);
+    BOOST_TEST(s[0].points[0].size == 8);
+    BOOST_TEST(s[0].points[0].idle == 10 * us, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].points[0].loaded == 12 * us, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].points[0].ratio == 1.2, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].points[1].ratio == 1.5, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].median_ratio == 1.35, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].geometric_mean_ratio == std::sqrt(1.2 * 1.5), tt::tolerance(1e-12));
+    BOOST_TEST(s[0].min_ratio == 1.2, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].max_ratio == 1.5, tt::tolerance(1e-12));
+    BOOST_TEST(s[1].load == 0.9);
+    BOOST_TEST(s[1].cross_size == 5000);
+    BOOST_TEST(s[1].median_ratio == 2.0, tt::tolerance(1e-12));
+    BOOST_TEST(s[1].geometric_mean_ratio == std::sqrt(1.5 * 2.5), tt::tolerance(1e-12));
+    BOOST_TEST(s[1].max_ratio == 2.5, tt::tolerance(1e-12));
+
+    comet::result_set no_idle;
+    for (const auto& r : contention_records().records)
+        if (*r.params.number("load") > 0) no_idle.records.push_back(r);
+    BOOST_CHECK_EXCEPTION(comet::contention_slowdowns(no_idle), comet::invalid_argument,
+                          says("contention_slowdowns: kernel 'contention' has no loaded record with an idle (load 0) "
+                               "record of the same size, nodes and hops"));
+}
+
+namespace {
+
+comet::result_set overlap_records() {
+    // Baseline DAXPY: 0 and 100 µs at 0 and 1000 doubles. Size 0: sync 10 / 110 µs, async
+    // 12 / 112. Size 85000: sync 200 / 300, async 200 / 200 (the DAXPY fully hidden).
+    comet::result_set rs;
+    const auto base = [](comet::params p) {
+        p.set("nodes", std::int64_t{4}).set("hops", std::int64_t{1});
+        return p;
+    };
+    rs.records.push_back(rec("overlap", base({{"vector_length", std::int64_t{0}}, {"mode", "daxpy"}}), around(0)));
+    rs.records.push_back(rec("overlap", base({{"vector_length", std::int64_t{1000}}, {"mode", "daxpy"}}), around(100 * us)));
+    const auto add = [&](std::int64_t size, std::int64_t n, double sync, double async) {
+        rs.records.push_back(rec("overlap", base({{"size", size}, {"vector_length", n}, {"mode", "sync"}}), around(sync)));
+        rs.records.push_back(rec("overlap", base({{"size", size}, {"vector_length", n}, {"mode", "async"}}), around(async)));
+    };
+    add(0, 0, 10 * us, 12 * us);
+    add(0, 1000, 110 * us, 112 * us);
+    add(85000, 0, 200 * us, 200 * us);
+    add(85000, 1000, 300 * us, 200 * us);
+    return rs;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(overlap_gains_per_point_per_size_and_for_large_messages) {
+    const auto gains = comet::overlap_gains(overlap_records());
+    BOOST_TEST_REQUIRE(gains.size() == 1u);
+    const auto& g = gains[0];
+    BOOST_TEST(*g.group.integer("nodes") == 4);
+    BOOST_TEST(*g.group.integer("hops") == 1);
+    BOOST_TEST_REQUIRE(g.points.size() == 4u);
+    const auto& p = g.points;
+    BOOST_TEST(p[0].size == 0);
+    BOOST_TEST(p[0].vector_length == 0);
+    BOOST_TEST(p[0].gain == 10.0 / 12.0, tt::tolerance(1e-12));
+    BOOST_TEST(p[0].saved == -0.2, tt::tolerance(1e-12));
+    BOOST_TEST(std::isnan(p[0].hidden));  // no computation to hide behind
+    BOOST_TEST(p[1].gain == 110.0 / 112.0, tt::tolerance(1e-12));
+    // (comm 12 + comp 100 − 112) / min(12, 100) = 0: the asynchronous exchange and the DAXPY
+    // one after the other, nothing hidden.
+    BOOST_TEST(std::abs(p[1].hidden) < 1e-9);
+    BOOST_TEST(p[2].gain == 1.0, tt::tolerance(1e-12));
+    BOOST_TEST(p[3].size == 85000);
+    BOOST_TEST(p[3].vector_length == 1000);
+    BOOST_TEST(p[3].sync == 300 * us, tt::tolerance(1e-12));
+    BOOST_TEST(p[3].async == 200 * us, tt::tolerance(1e-12));
+    BOOST_TEST(p[3].gain == 1.5, tt::tolerance(1e-12));
+    BOOST_TEST(p[3].saved == 1.0 / 3.0, tt::tolerance(1e-12));
+    // (comm 200 + comp 100 − 200) / min(200, 100) = 1: the whole DAXPY hidden.
+    BOOST_TEST(std::isnan(p[2].hidden));  // vector length 0
+    BOOST_TEST(p[3].hidden == 1.0, tt::tolerance(1e-12));
+
+    BOOST_TEST_REQUIRE(g.sizes.size() == 2u);
+    BOOST_TEST(g.sizes[0].size == 0);
+    BOOST_TEST(g.sizes[0].points == 1u);
+    BOOST_TEST(g.sizes[0].median_gain == 110.0 / 112.0, tt::tolerance(1e-12));
+    BOOST_TEST(g.sizes[1].max_saved == 1.0 / 3.0, tt::tolerance(1e-12));
+
+    BOOST_TEST(g.large_size == 85000);
+    BOOST_TEST(g.large_points == 1u);
+    BOOST_TEST(g.large_median_gain == 1.5, tt::tolerance(1e-12));
+    BOOST_TEST(g.large_max_saved == 1.0 / 3.0, tt::tolerance(1e-12));
+
+    const auto all = comet::overlap_gains(overlap_records(), {.large_size = 0}).at(0);
+    BOOST_TEST(all.large_points == 2u);
+    BOOST_TEST(all.large_median_gain == (110.0 / 112.0 + 1.5) / 2, tt::tolerance(1e-12));
+    BOOST_TEST(all.large_max_gain == 1.5, tt::tolerance(1e-12));
+
+    comet::result_set sync_only;
+    for (const auto& r : overlap_records().records)
+        if (*r.params.text("mode") != "async") sync_only.records.push_back(r);
+    BOOST_CHECK_EXCEPTION(comet::overlap_gains(sync_only), comet::invalid_argument,
+                          says("overlap_gains: kernel 'overlap' has no (size, vector_length) measured in both modes"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
