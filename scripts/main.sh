@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, runs the CoMet suite on this machine's
-# threads transport, and leaves the report in report/ (summary.txt, results.json, CSV files).
-# Extra arguments go to the comet program (e.g. --nodes 4 --reps 200).
+# The main job: installs what is missing, builds, runs the CoMet suite on the simulated
+# iPSC/860 (2, 4, 8 and 16 nodes, as the thesis did, with its figures beside the measured ones)
+# and on this machine's threads transport, and leaves the reports in report/ipsc860/ and
+# report/threads/ (summary.txt, results.json, CSV files, plots/). Extra arguments go to both
+# runs of the comet program (e.g. --kernels echo,pairwise --reps 200).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -11,7 +13,10 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCOMET_BUILD_TESTS=OFF -DCOME
 cmake --build "$build" -j "$(nproc)" --target comet_cli
 
 out=${COMET_REPORT_DIR:-report}
-echo "== the CoMet suite on this machine's threads transport"
-"$build/examples/comet" --transport threads --nodes 2 --out "$out/threads" "$@"
+echo "== the CoMet suite on the simulated iPSC/860 (2, 4, 8 and 16 nodes, as in the thesis)"
+"$build/examples/comet" --transport ipsc860 --nodes 2,4,8,16 --out "$out/ipsc860" "$@"
 echo
-echo "report: $out/threads/summary.txt, results.json, results.csv, fits.csv, bandwidth.csv"
+echo "== the CoMet suite on this machine's threads transport (2 and 4 ranks)"
+"$build/examples/comet" --transport threads --nodes 2,4 --out "$out/threads" "$@"
+echo
+echo "reports: $out/ipsc860/ and $out/threads/ (summary.txt, results.json, CSV files, plots/)"

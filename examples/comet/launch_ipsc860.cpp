@@ -1,12 +1,179 @@
-// comet --transport ipsc860: the suite on the simulated iPSC/860 (default 16 nodes).
+// comet --transport ipsc860: the suite on the simulated iPSC/860 (default 16 nodes, as in the
+// thesis), for each group size given (--nodes 2,4,8,16), in virtual time. The report leaves the
+// host's date, name and clock out: the same command writes the same bytes.
+//
+// Settings (--set key=value) make what-if machines; decimals are exact (no rounding through
+// floating point), so a setting names a machine to the picosecond:
+//   topology=hypercube|mesh   columns=N (mesh; default: square, or twice as wide as high)
+//   link_mbps, dma_mbps       channel and DMA rates in MB/s (10^6 bytes per second)
+//   hop_us, call_us, interrupt_us, resume_us, copy_us_per_byte
+//   header_bytes, eager_limit, eager_buffers, credit_batch
+//   flop_ns, memory_ns_per_byte, dependent_flop_ns
+//   retry_timeout_us, retry_backoff_us   (retransmission under congestion; 0 = off)
+//   stack_kib                 stack of each simulated rank
 #include "program.hpp"
+
+#ifdef COMET_HAVE_NX2
+#include "progress.hpp"
+
+#include <comet/topology/hypercube.hpp>
+#include <comet/transport/nx2.hpp>
+
+#include <bit>
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <vector>
+#endif
 
 namespace comet_program {
 
 #ifdef COMET_HAVE_NX2
-outcome launch_ipsc860(const settings&) {
-    throw usage_error("--transport ipsc860: the simulated iPSC/860 is not written yet");
+
+namespace {
+
+const char* const known_settings =
+    "topology, columns, link_mbps, dma_mbps, hop_us, call_us, interrupt_us, resume_us, copy_us_per_byte, header_bytes, "
+    "eager_limit, eager_buffers, credit_batch, flop_ns, memory_ns_per_byte, dependent_flop_ns, retry_timeout_us, "
+    "retry_backoff_us, stack_kib";
+
+/// An exact non-negative decimal with at most `decimals` digits after the point, times
+/// 10^decimals: fixed("23.766667", 6) == 23766667.
+std::int64_t fixed(const std::string& key, const std::string& text, int decimals) {
+    const auto bad = [&](const std::string& why) { return usage_error("--set " + key + "=" + text + ": " + why); };
+    const auto dot = text.find('.');
+    const std::string whole = text.substr(0, dot);
+    std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+    if (whole.empty() && frac.empty()) throw bad("not a number");
+    if (static_cast<int>(frac.size()) > decimals)
+        throw bad("more than " + std::to_string(decimals) + " decimals (the simulator counts whole picoseconds)");
+    frac.append(static_cast<std::size_t>(decimals) - frac.size(), '0');
+    const std::string digits = (whole.empty() ? "0" : whole) + frac;
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || end != digits.data() + digits.size() || digits.find_first_not_of("0123456789") != std::string::npos)
+        throw bad("not a non-negative decimal number");
+    return v;
 }
+
+struct launch_config {
+    comet::nx2::machine base = comet::nx2::ipsc860();
+    int columns = 0;  ///< mesh: 0 = choose
+    std::size_t stack = 256 * 1024;
+};
+
+launch_config parse_settings(const settings& s) {
+    launch_config c;
+    auto& m = c.base;
+    for (const auto& [key, text] : s.transport_options) {
+        const auto integer = [&, &key = key, &text = text] {
+            const std::int64_t v = fixed(key, text, 0);
+            if (v > (std::int64_t{1} << 31)) throw usage_error("--set " + key + "=" + text + ": too large");
+            return v;
+        };
+        if (key == "topology") {
+            if (text == "hypercube") {
+                m.network = comet::nx2::topology::hypercube;
+            } else if (text == "mesh") {
+                m.network = comet::nx2::topology::mesh;
+                m.name = "ipsc860-mesh";
+            } else {
+                throw usage_error("--set topology=" + text + ": not hypercube or mesh");
+            }
+        } else if (key == "columns") c.columns = static_cast<int>(integer());
+        else if (key == "link_mbps") m.link_bytes_per_second = fixed(key, text, 6);
+        else if (key == "dma_mbps") m.dma_bytes_per_second = fixed(key, text, 6);
+        else if (key == "hop_us") m.hop_latency = fixed(key, text, 6);
+        else if (key == "call_us") m.call = fixed(key, text, 6);
+        else if (key == "interrupt_us") m.interrupt = fixed(key, text, 6);
+        else if (key == "resume_us") m.resume = fixed(key, text, 6);
+        else if (key == "copy_us_per_byte") m.copy_per_byte = fixed(key, text, 6);
+        else if (key == "header_bytes") m.header_bytes = integer();
+        else if (key == "eager_limit") m.eager_limit = static_cast<std::size_t>(integer());
+        else if (key == "eager_buffers") m.eager_buffers = static_cast<int>(integer());
+        else if (key == "credit_batch") m.credit_batch = static_cast<int>(integer());
+        else if (key == "flop_ns") m.flop_time = fixed(key, text, 3);
+        else if (key == "memory_ns_per_byte") m.memory_per_byte = fixed(key, text, 3);
+        else if (key == "dependent_flop_ns") m.dependent_flop_time = fixed(key, text, 3);
+        else if (key == "retry_timeout_us") m.retry_timeout = fixed(key, text, 6);
+        else if (key == "retry_backoff_us") m.retry_backoff = fixed(key, text, 6);
+        else if (key == "stack_kib") c.stack = static_cast<std::size_t>(integer()) * 1024;
+        else throw usage_error("--set " + key + ": the simulated iPSC/860 has no such setting (" + known_settings + ")");
+    }
+    if (m.network == comet::nx2::topology::hypercube && c.columns != 0)
+        throw usage_error("--set columns: only a mesh has columns (add --set topology=mesh)");
+    return c;
+}
+
+/// The machine of one group size: a cube of that many nodes, or a mesh of them.
+comet::nx2::machine machine_for(const launch_config& c, int nodes) {
+    comet::nx2::machine m = c.base;
+    const auto n = static_cast<unsigned>(nodes);
+    if (m.network == comet::nx2::topology::hypercube) {
+        if (!comet::is_power_of_two(n))
+            throw usage_error("--nodes " + std::to_string(nodes) + ": a hypercube has a power-of-two number of nodes");
+        m.dimension = std::countr_zero(n);
+        return m;
+    }
+    int columns = c.columns;
+    if (columns == 0) {
+        // The thesis' processor mesh (4.3): square when it can be, else twice as wide as high.
+        if (!comet::is_power_of_two(n))
+            throw usage_error("--nodes " + std::to_string(nodes) + ": say how many columns the mesh has (--set columns=N)");
+        columns = 1 << ((std::countr_zero(n) + 1) / 2);
+    }
+    if (columns < 1 || nodes % columns != 0)
+        throw usage_error("--nodes " + std::to_string(nodes) + ": not a whole number of rows of " + std::to_string(columns) + " columns");
+    m.columns = columns;
+    m.rows = nodes / columns;
+    return m;
+}
+
+}  // namespace
+
+outcome launch_ipsc860(const settings& s) {
+    const std::vector<int> groups = s.nodes.empty() ? std::vector<int>{16} : s.nodes;
+    const launch_config config = parse_settings(s);
+    std::vector<comet::nx2::machine> machines;
+    for (int p : groups) machines.push_back(machine_for(config, p));
+
+    std::size_t points = 0;
+    for (int p : groups) points += comet::suite_points(s.suite, p);
+    progress bar(points);
+    comet::suite_config cfg = s.suite;
+    const int test_node = cfg.transfer.test_node;
+    cfg.on_point = [&bar](const comet::record& r) { bar.point(r); };
+
+    outcome o;
+    comet::nx2::node_counters total;
+    comet::nx2::vtime virtual_time = 0;
+    for (const auto& m : machines) {
+        comet::nx2::run_statistics stats;
+        auto per_rank = comet::nx2::run(
+            m, [&](comet::nx2::transport& t) { return comet::run_suite(t, cfg); },
+            {.stack_size = config.stack, .statistics = &stats});
+        o.results.append(per_rank.at(static_cast<std::size_t>(test_node)));
+        total += stats.total();
+        virtual_time += stats.end_time;
+    }
+    o.ctx = comet::make_context("ipsc860", groups.back());
+    o.ctx.extra.emplace_back("machine", comet::nx2::describe(machines.back()));
+    if (groups.size() > 1) {
+        std::string list;
+        for (int p : groups) list += (list.empty() ? "" : ",") + std::to_string(p);
+        o.ctx.extra.emplace_back("node_counts", list);
+    }
+    for (const auto& [key, value] : s.transport_options) o.ctx.extra.emplace_back(key, value);
+    o.ctx.extra.emplace_back("virtual_seconds", comet::nx2::detail::fixed(virtual_time, 12));
+    o.ctx.extra.emplace_back("simulated_messages", std::to_string(total.messages_sent));
+    if (config.base.retry_timeout > 0) o.ctx.extra.emplace_back("retransmissions", std::to_string(total.retransmissions));
+    o.groups = groups;
+    o.break_size = 100;  // NX/2's protocol change (thesis 4.2, 5.1)
+    o.compare_with_thesis = true;
+    o.deterministic = true;
+    return o;
+}
+
 #else
 outcome launch_ipsc860(const settings&) {
     throw usage_error("--transport ipsc860: the simulated iPSC/860 is not part of this build (Boost.Context was not found)");

@@ -18,6 +18,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -92,6 +93,15 @@ settings parse(int argc, char** argv) {
         } catch (const comet::invalid_argument& e) {
             throw usage_error(std::string("--kernels: ") + e.what());
         }
+        // A kernel asked for by name must run on at least one of the group sizes given (with
+        // "all", kernels a group is too small for are skipped with a note).
+        if (!s.nodes.empty())
+            for (const auto& name : s.suite.kernels) {
+                const auto why = comet::suite_skip_reason(name, s.nodes.front());
+                if (why && std::all_of(s.nodes.begin(), s.nodes.end(), [&](int p) { return comet::suite_skip_reason(name, p); }))
+                    throw usage_error("--kernels " + name + ": " + name + " " + *why + ", and --nodes " +
+                                      vm["nodes"].as<std::string>() + " gives it none");
+            }
     }
     // Options the kernels share are set on every kernel's configuration.
     auto& c = s.suite;
@@ -169,7 +179,8 @@ void report(const settings& s, comet_program::outcome o) {
     r.ctx.extra.emplace_back("max_times", std::to_string(s.suite.transfer.max_times));
     for (int p : o.groups)
         for (const auto& k : s.suite.kernels)
-            if (const auto why = comet::suite_skip_reason(k, p)) r.notes.push_back(*why);
+            if (const auto why = comet::suite_skip_reason(k, p))
+                r.notes.push_back(k + " skipped on " + std::to_string(p) + (p == 1 ? " rank" : " ranks") + ": it " + *why);
     comet::analyse(r, {.break_size = s.break_size ? s.break_size : o.break_size});
 
     std::ostringstream summary;

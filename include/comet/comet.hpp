@@ -1,6 +1,7 @@
 // comet/comet.hpp — everything comet offers that needs no MPI: the Transport concept, the
 // threads transport, timing, statistics and fits, topology, the kernels and the reporters.
-// (The MPI transport, which needs an MPI library, has its own header.)
+// (The MPI transport and the simulated iPSC/860, which need MPI and Boost.Context, have their
+// own headers: comet/transport/mpi.hpp, comet/transport/nx2.hpp.)
 #pragma once
 
 #include <comet/core/concepts.hpp>

@@ -47,8 +47,8 @@ BOOST_AUTO_TEST_CASE(unknown_kernels_are_named) {
 
 BOOST_AUTO_TEST_CASE(kernels_skip_groups_too_small_for_them) {
     BOOST_TEST(!comet::suite_skip_reason("barrier", 1).has_value());
-    BOOST_TEST(*comet::suite_skip_reason("echo", 1) == "echo needs at least 2 ranks; skipped on 1");
-    BOOST_TEST(*comet::suite_skip_reason("contention", 3) == "contention needs at least 4 ranks; skipped on 3");
+    BOOST_TEST(*comet::suite_skip_reason("echo", 1) == "needs at least 2 ranks");
+    BOOST_TEST(*comet::suite_skip_reason("contention", 3) == "needs at least 4 ranks");
     BOOST_TEST(comet::suite_skip_reason("update_guard", 6)->find("processor mesh") != std::string::npos);
     BOOST_TEST(!comet::suite_skip_reason("update_guard", 8).has_value());
 }

@@ -122,7 +122,7 @@ inline const std::vector<thesis_shape>& thesis_shapes() {
         {"barrier.log_p", "barrier time grows about logarithmically with P", "figure 5.6"},
         {"contention.loaded", "echo under cross traffic is slower than idle", "figure 5.5"},
         {"contention.heavier", "echo is slower under the 90% load than under the 50% load", "figure 5.5"},
-        {"overlap.large", "asynchronous overlap beats synchronous for large messages (over 33%)", "figures 5.10-5.12"},
+        {"overlap.large", "asynchronous beats synchronous for large messages, at best by over 33%", "figures 5.10-5.12"},
         {"update_guard.linear", "update_guard time is linear in the matrix dimension", "figure 5.13"},
         {"row_broadcast.linear", "row broadcast time is linear in the matrix dimension", "figure 5.15"},
         {"col_broadcast.linear", "column broadcast time is linear in the matrix dimension", "figure 5.15"},
@@ -215,7 +215,9 @@ inline std::vector<shape_verdict> compare_shapes_with_thesis(const report& r) {
                 out.push_back({&s, std::nullopt, "not measured"});
                 continue;
             }
-            out.push_back({&s, g->large_median_gain > 1,
+            // Thesis 5.1: "improvements of over 33% when overlapping a pairwise transfer of large
+            // messages": faster in the typical case, and the best case saves over a third.
+            out.push_back({&s, g->large_median_gain > 1 && g->large_max_saved > 0.33,
                            "at " + std::to_string(g->large_size) + " B: sync/async median " +
                                detail::number(g->large_median_gain, 2) + ", time saved median " +
                                detail::number(g->large_median_saved * 100, 0) + "%, at most " +

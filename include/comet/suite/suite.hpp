@@ -87,15 +87,13 @@ inline void check_suite(const suite_config& cfg) {
     }
 }
 
-/// Why `kernel` cannot run on a group of `nodes` ranks, or nothing if it can.
+/// What `kernel` needs that a group of `nodes` ranks lacks ("needs at least 4 ranks"), or
+/// nothing if it can run there.
 inline std::optional<std::string> suite_skip_reason(std::string_view kernel, int nodes) {
     for (const auto& k : suite_kernels())
-        if (k.name == kernel && nodes < k.min_ranks)
-            return std::string(kernel) + " needs at least " + std::to_string(k.min_ranks) + " ranks; skipped on " +
-                   std::to_string(nodes);
+        if (k.name == kernel && nodes < k.min_ranks) return "needs at least " + std::to_string(k.min_ranks) + " ranks";
     if (is_matrix_kernel(kernel) && !has_processor_mesh(nodes))
-        return std::string(kernel) + " needs a processor mesh (a square number of nodes or twice one); skipped on " +
-               std::to_string(nodes);
+        return std::string("needs a processor mesh: a square number of ranks or twice one");
     return std::nullopt;
 }
 

@@ -1,0 +1,138 @@
+// bench_nx2 — the simulated iPSC/860's speed in host time, beside the targets of SPEC 11 and
+// issue 3 (one core, an optimised build, an otherwise idle machine):
+//
+//   1. simulated small messages per second of host time: two ranks bouncing 8-byte messages
+//      (every message is a system call, a copy, a trip through the network and an interrupt);
+//   2. the time of echo + pairwise exchange over every hop distance (1..7) and the default
+//      sizes (0..8192 bytes), max_times 1000, on 128 nodes — the thesis' suite on the largest
+//      real iPSC/860;
+//   3. a global sum (gdsum of one double) on 4096 simulated ranks: time and peak memory,
+//      measured in a child process so the other runs do not count.
+//
+// Virtual times do not depend on any of this; only how long the host takes to compute them.
+#include <comet/kernels/echo.hpp>
+#include <comet/kernels/exchange.hpp>
+#include <comet/transport/nx2.hpp>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+/// Messages per second of host time: `round_trips` 8-byte ping-pongs between two neighbours.
+double small_messages_per_second(std::size_t round_trips, double& virtual_seconds) {
+    const auto t0 = clock_type::now();
+    comet::nx2::run_statistics stats;
+    comet::nx2::run(
+        comet::nx2::ipsc860(1),
+        [&](comet::nx2::transport& t) {
+            std::vector<std::byte> b(8);
+            for (std::size_t i = 0; i < round_trips; ++i) {
+                if (t.rank() == 0) {
+                    t.send(1, 1, b);
+                    t.recv(1, 1, b);
+                } else {
+                    t.recv(0, 1, b);
+                    t.send(0, 1, b);
+                }
+            }
+        },
+        {.statistics = &stats});
+    const double host = seconds_since(t0);
+    virtual_seconds = comet::nx2::to_seconds(stats.end_time);
+    return static_cast<double>(stats.total().messages_sent) / host;
+}
+
+/// Host seconds for echo + pairwise on 128 nodes, every hop and the default sizes.
+double suite_on_128(std::uint64_t& messages) {
+    const auto t0 = clock_type::now();
+    comet::nx2::run_statistics stats;
+    comet::nx2::run(
+        comet::nx2::ipsc860(7),
+        [](comet::nx2::transport& t) {
+            comet::result_set r = comet::echo(t, {.max_times = 1000});
+            r.append(comet::pairwise(t, {.max_times = 1000}));
+            return r;
+        },
+        {.statistics = &stats});
+    messages = stats.total().messages_sent;
+    return seconds_since(t0);
+}
+
+struct gdsum_result {
+    double seconds = 0;
+    double max_rss_mib = 0;
+    double sum = 0;
+};
+
+/// gdsum of one double on 4096 ranks, in a child process: host seconds and its peak memory.
+gdsum_result global_sum_4096() {
+    int fd[2];
+    if (pipe(fd) != 0) std::exit(1);
+    const pid_t child = fork();
+    if (child == 0) {
+        close(fd[0]);
+        gdsum_result r;
+        const auto t0 = clock_type::now();
+        const auto sums = comet::nx2::run(
+            comet::nx2::ipsc860(12),
+            [](comet::nx2::transport& t) {
+                std::vector<double> v{1.0};
+                t.allreduce_sum(v);
+                return v[0];
+            },
+            {.stack_size = 64 * 1024});
+        r.seconds = seconds_since(t0);
+        r.sum = sums.back();
+        if (write(fd[1], &r, sizeof r) != static_cast<ssize_t>(sizeof r)) _exit(1);
+        _exit(0);
+    }
+    close(fd[1]);
+    gdsum_result r;
+    if (read(fd[0], &r, sizeof r) != static_cast<ssize_t>(sizeof r)) std::exit(1);
+    close(fd[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    rusage u{};
+    getrusage(RUSAGE_CHILDREN, &u);
+    r.max_rss_mib = static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux: kilobytes
+    return r;
+}
+
+const char* verdict(bool ok) { return ok ? "ok" : "MISSED"; }
+
+}  // namespace
+
+int main() {
+    std::printf("simulated iPSC/860 (comet::nx2), host time on one core\n\n");
+
+    double vsec = 0;
+    small_messages_per_second(20000, vsec);  // warm up
+    const double rate = small_messages_per_second(1'000'000, vsec);
+    std::printf("  %-58s %14.0f   target >= 1000000  %s\n", "small messages per second (8-byte ping-pong)", rate,
+                verdict(rate >= 1e6));
+    std::printf("  %-58s %14.3f\n", "  (virtual seconds those 2000000 messages took)", vsec);
+
+    const gdsum_result g = global_sum_4096();
+    std::printf("  %-58s %14.3f   target <= 10 s     %s\n", "gdsum on 4096 ranks: seconds", g.seconds, verdict(g.seconds <= 10));
+    std::printf("  %-58s %14.1f   target < 1024 MiB  %s\n", "gdsum on 4096 ranks: peak memory [MiB]", g.max_rss_mib,
+                verdict(g.max_rss_mib < 1024));
+    if (g.sum != 4096.0) std::printf("  gdsum gave %g, not 4096\n", g.sum);
+
+    std::uint64_t messages = 0;
+    const double suite = suite_on_128(messages);
+    std::printf("  %-58s %14.3f   target <= 10 s     %s\n", "echo + pairwise, hops 1..7, 30 sizes, 128 nodes: seconds", suite,
+                verdict(suite <= 10));
+    std::printf("  %-58s %14llu\n", "  (messages simulated)", static_cast<unsigned long long>(messages));
+    return 0;
+}

@@ -1,0 +1,99 @@
+// Tests of comet/transport/nx2/machine.hpp: presets, validation (one error per bad parameter,
+// naming it), descriptions and the CPU model.
+#include <comet/transport/nx2/machine.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include "../support/messages.hpp"
+
+BOOST_AUTO_TEST_SUITE(nx2_machine)
+
+using namespace comet::nx2;
+using comet_test::mentions;
+
+BOOST_AUTO_TEST_CASE(ipsc860_preset) {
+    const machine m = ipsc860();
+    BOOST_TEST(m.nodes() == 16);
+    BOOST_TEST(ipsc860(7).nodes() == 128);
+    BOOST_TEST(ipsc860(0).nodes() == 1);
+    BOOST_TEST(ipsc860(12).nodes() == 4096);  // a what-if cube
+    BOOST_TEST(m.link_bytes_per_second == 2'800'000);
+    BOOST_TEST(m.eager_limit == 100u);
+    BOOST_CHECK_NO_THROW(validate(m));
+    BOOST_CHECK_EXCEPTION(ipsc860(21), comet::invalid_argument, [](const auto& e) { return mentions(e, {"dimension 21"}); });
+    BOOST_CHECK_EXCEPTION(ipsc860(-1), comet::invalid_argument, [](const auto& e) { return mentions(e, {"dimension -1"}); });
+}
+
+BOOST_AUTO_TEST_CASE(mesh_preset) {
+    const machine m = mesh(8, 4);
+    BOOST_TEST(m.nodes() == 32);
+    BOOST_TEST((m.network == topology::mesh));
+    BOOST_CHECK_NO_THROW(validate(m));
+    BOOST_CHECK_EXCEPTION(mesh(0, 3), comet::invalid_argument, [](const auto& e) { return mentions(e, {"0 x 3"}); });
+    BOOST_CHECK_EXCEPTION(mesh(2048, 1024), comet::invalid_argument, [](const auto& e) { return mentions(e, {"2048 x 1024"}); });
+}
+
+BOOST_AUTO_TEST_CASE(validation_names_the_parameter) {
+    const auto rejects = [](machine m, const char* needle) {
+        try {
+            validate(m);
+        } catch (const comet::invalid_argument& e) {
+            return mentions(e, {needle});
+        }
+        return false;
+    };
+    machine m = ipsc860();
+    m.link_bytes_per_second = 0;
+    BOOST_TEST(rejects(m, "link_bytes_per_second = 0"));
+    m = ipsc860();
+    m.dma_bytes_per_second = -5;
+    BOOST_TEST(rejects(m, "dma_bytes_per_second = -5"));
+    m = ipsc860();
+    m.call = -1;
+    BOOST_TEST(rejects(m, "call (ps) = -1"));
+    m = ipsc860();
+    m.eager_buffers = 0;
+    BOOST_TEST(rejects(m, "eager_buffers = 0"));
+    m = ipsc860();
+    m.credit_batch = 5;
+    BOOST_TEST(rejects(m, "credit_batch = 5 is outside 1..4"));
+    m = ipsc860();
+    m.dimension = 25;
+    BOOST_TEST(rejects(m, "dimension = 25"));
+    m = ipsc860();
+    m.retry_timeout = 10 * microseconds;
+    m.retry_backoff = 0;
+    BOOST_TEST(rejects(m, "retry_backoff (ps) = 0"));
+    m = mesh(2, 2);
+    m.rows = 0;
+    BOOST_TEST(rejects(m, "rows = 0"));
+    m = ipsc860();
+    m.network = static_cast<topology>(7);
+    BOOST_TEST(rejects(m, "unknown topology 7"));
+}
+
+BOOST_AUTO_TEST_CASE(description_is_exact_and_complete) {
+    const std::string d = describe(ipsc860());
+    BOOST_TEST(d.find("ipsc860: hypercube d=4 (16 nodes, e-cube routing)") == 0u);
+    for (const char* part : {"link 2.8 MB/s", "dma 2.5 MB/s", "hop 8.333333 us", "header 16 B", "eager <= 100 B into 4 buffers",
+                             "call 25 us", "interrupt 23.766667 us", "resume 15.5 us", "copy 0.115 us/B", "flop 50 ns",
+                             "memory 8.75 ns/B", "dependent flop 150 ns", "retransmission off"})
+        BOOST_TEST(d.find(part) != std::string::npos, part);
+    BOOST_TEST(describe(mesh(4, 2)).find("mesh 4x2 (8 nodes, XY routing)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(cpu_model) {
+    const machine m = ipsc860();
+    // DAXPY is memory-bound on the i860: 24 bytes x 8.75 ns = 210 ns per element (9.5 MFLOPS).
+    BOOST_TEST(compute_time(m, comet::work::daxpy(1000)) == 210 * microseconds);
+    BOOST_TEST(compute_time(m, comet::work::daxpy(0)) == 0);
+    // With memory twice as fast, the flops (2 x 50 ns) set the pace.
+    machine fast = m;
+    fast.memory_per_byte = 1'000;
+    BOOST_TEST(compute_time(fast, comet::work::daxpy(1000)) == 100 * microseconds);
+    BOOST_TEST(compute_time(m, comet::work::flops(10)) == 1500 * nanoseconds);
+    BOOST_TEST(compute_time(m, comet::work::busy(0.005)) == 5 * milliseconds);
+    BOOST_TEST(vector_add_time(m, 4) == 840 * nanoseconds);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,287 @@
+// Tests of comet/transport/nx2.hpp: the transport conformance suite on the simulated iPSC/860,
+// then what is particular to it (run options, errors, capabilities, deadlock reports).
+#include <comet/kernels/echo.hpp>
+#include <comet/kernels/exchange.hpp>
+#include <comet/stats/fit.hpp>
+#include <comet/testing/conformance.hpp>
+#include <comet/transport/nx2.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include "../support/messages.hpp"
+
+#include <bit>
+#include <string>
+#include <vector>
+
+namespace nx2_test {
+
+/// Runs a conformance check on the smallest iPSC/860 cube that holds the ranks.
+struct runner {
+    static constexpr bool catches_failures = true;
+    static constexpr bool detects_deadlock = true;
+    comet::nx2::machine base = comet::nx2::ipsc860();
+    template <class F>
+    void operator()(int ranks, F&& body) const {
+        comet::nx2::machine m = base;
+        if (m.network == comet::nx2::topology::hypercube)
+            m.dimension = static_cast<int>(std::bit_width(static_cast<unsigned>(ranks - 1)));
+        comet::nx2::run(m, std::forward<F>(body), {.ranks = ranks});
+    }
+};
+
+/// Three reserved buffers (the fewest the suite's tag_matching check needs: it leaves three
+/// small messages unreceived while it waits for a fourth), each returned on its own.
+inline comet::nx2::machine few_buffers() {
+    auto m = comet::nx2::ipsc860();
+    m.eager_buffers = 3;
+    m.credit_batch = 1;
+    return m;
+}
+
+inline comet::nx2::machine mesh_machine() { return comet::nx2::mesh(2, 2); }
+
+}  // namespace nx2_test
+
+COMET_TRANSPORT_CONFORMANCE(nx2_conformance, nx2_test::runner{})
+// The same rules with few reserved buffers (sends wait for credits), and on a 2-D mesh.
+COMET_TRANSPORT_CONFORMANCE(nx2_conformance_few_buffers, (nx2_test::runner{nx2_test::few_buffers()}))
+COMET_TRANSPORT_CONFORMANCE(nx2_conformance_mesh, (nx2_test::runner{nx2_test::mesh_machine()}))
+
+BOOST_AUTO_TEST_SUITE(nx2)
+
+using namespace comet::nx2;
+using comet_test::mentions;
+
+namespace {
+
+/// Echo on 16 simulated nodes, every hop distance, the default sizes (0 .. 8192 bytes). The model
+/// is deterministic and each round trip of a repeat loop is the same, so a few iterations give
+/// exactly what 1000 would.
+comet::result_set echo_16(const machine& m = ipsc860(4)) {
+    return run(m, [](transport& t) {
+        return comet::echo(t, {.max_times = 5, .samples = 1, .warmup = 2});
+    })[0];
+}
+
+bool within(double measured, double thesis, double tolerance = 0.10) {
+    return measured >= thesis * (1 - tolerance) && measured <= thesis * (1 + tolerance);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(calibration_gives_the_thesis_echo_figures) {
+    const comet::result_set r = echo_16();
+    const auto fits = comet::fit_transfers(r, "echo", {.break_size = 100});
+    BOOST_REQUIRE(fits.size() == 2u);
+    const auto& small = fits[0];
+    const auto& large = fits[1];
+    BOOST_TEST_MESSAGE("small: " << small.t_startup * 1e6 << " us + " << small.t_per_byte * 1e6 << " us/B, hop "
+                                 << small.hop.value_or(0) * 1e6 << " us");
+    BOOST_TEST_MESSAGE("large: " << large.t_startup * 1e6 << " us + " << large.t_per_byte * 1e6 << " us/B, hop "
+                                 << large.hop.value_or(0) * 1e6 << " us");
+    // Thesis 5.1, each within 10%.
+    BOOST_TEST(within(small.t_startup, 79e-6));
+    BOOST_TEST(within(small.t_per_byte, 0.63e-6));
+    BOOST_TEST(within(large.t_startup, 156e-6));
+    BOOST_TEST(within(large.t_per_byte, 0.41e-6));
+    BOOST_REQUIRE(large.hop.has_value());
+    BOOST_TEST(within(*large.hop, 25e-6));
+    const auto bw = comet::bandwidth(r, "echo");
+    BOOST_REQUIRE(!bw.empty());
+    BOOST_TEST(bw[0].hops == 1);
+    BOOST_TEST_MESSAGE("peak " << bw[0].peak / 1e6 << " MB/s, n_half " << bw[0].n_half << " B, n_90 " << bw[0].n_90 << " B");
+    BOOST_TEST(within(bw[0].peak, 2.5e6));
+    // The model is linear on each side of the break: the fits are exact.
+    BOOST_TEST(small.residual < 1e-9);
+    BOOST_TEST(large.residual < 1e-9);
+    // The 100-byte jump: 100 bytes go eagerly, 104 bytes need the request protocol.
+    double at100 = 0, at104 = 0;
+    for (const auto& rec : r.records)
+        if (rec.params.integer("hops") == 1) {
+            if (rec.params.integer("size") == 100) at100 = rec.samples[0];
+            if (rec.params.integer("size") == 104) at104 = rec.samples[0];
+        }
+    BOOST_TEST(at100 == 142e-6, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(at104 > at100 * 1.3);
+}
+
+BOOST_AUTO_TEST_CASE(echo_and_pairwise_are_deterministic) {
+    const auto once = [] {
+        return run(ipsc860(3), [](transport& t) {
+            comet::result_set r = comet::echo(t, {.sizes = {0, 64, 2048}, .max_times = 20, .samples = 2});
+            r.append(comet::pairwise(t, {.sizes = {0, 64, 2048}, .max_times = 20, .samples = 2}));
+            return r;
+        })[0];
+    };
+    const comet::result_set a = once(), b = once();
+    BOOST_TEST(a.size() == 18u);
+    BOOST_TEST((a == b));
+}
+
+BOOST_AUTO_TEST_CASE(run_returns_each_rank_result) {
+    const auto r = run(ipsc860(2), [](transport& t) { return t.rank() * 10 + t.size(); });
+    BOOST_TEST(r == (std::vector<int>{4, 14, 24, 34}), boost::test_tools::per_element());
+    const auto part = run(ipsc860(3), [](transport& t) { return t.size(); }, {.ranks = 5});
+    BOOST_TEST(part == (std::vector<int>{5, 5, 5, 5, 5}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(bad_runs_are_rejected) {
+    const auto body = [](transport&) {};
+    BOOST_CHECK_EXCEPTION(run(ipsc860(2), body, {.ranks = 5}), comet::invalid_argument,
+                          [](const auto& e) { return mentions(e, {"5 ranks do not fit the 4-node machine"}); });
+    BOOST_CHECK_EXCEPTION(run(ipsc860(2), body, {.ranks = -1}), comet::invalid_argument,
+                          [](const auto& e) { return mentions(e, {"-1 ranks"}); });
+    BOOST_CHECK_EXCEPTION(run(ipsc860(2), body, {.stack_size = 1000}), comet::invalid_argument,
+                          [](const auto& e) { return mentions(e, {"1000 bytes"}); });
+    machine m = ipsc860(2);
+    m.interrupt = -3;
+    BOOST_CHECK_EXCEPTION(run(m, body), comet::invalid_argument, [](const auto& e) { return mentions(e, {"interrupt (ps) = -3"}); });
+}
+
+BOOST_AUTO_TEST_CASE(deadlock_report_names_every_wait) {
+    BOOST_CHECK_EXCEPTION(run(ipsc860(1),
+                              [](transport& t) {
+                                  std::vector<std::byte> b(8);
+                                  t.ssend(1 - t.rank(), 7, b);
+                                  t.recv(1 - t.rank(), 7, b);
+                              }),
+                          comet::deadlock_error, [](const auto& e) {
+                              return mentions(e, {"rank 0 waits in ssend to rank 1 (tag 7, 8 bytes), not yet received",
+                                                  "rank 1 waits in ssend to rank 0 (tag 7, 8 bytes), not yet received"});
+                          });
+    // Out of buffers: two small messages to a rank that waits for something else.
+    machine one = ipsc860(1);
+    one.eager_buffers = 1;
+    one.credit_batch = 1;
+    BOOST_CHECK_EXCEPTION(run(one,
+                              [](transport& t) {
+                                  std::vector<std::byte> b(8);
+                                  if (t.rank() == 0) {
+                                      t.send(1, 1, b);
+                                      t.send(1, 1, b);
+                                  } else {
+                                      t.recv(0, 2, b);
+                                  }
+                              }),
+                          comet::deadlock_error, [](const auto& e) {
+                              return mentions(e, {"rank 0 waits in send to rank 1 (tag 1, 8 bytes): no free buffer at rank 1",
+                                                  "rank 1 waits in recv from rank 0 (tag 2, up to 8 bytes)"});
+                          });
+    // Inside a collective, and a finished rank.
+    BOOST_CHECK_EXCEPTION(run(ipsc860(2),
+                              [](transport& t) {
+                                  if (t.rank() == 3) return;
+                                  if (t.rank() == 2) {
+                                      std::vector<std::byte> b(4);
+                                      t.recv(comet::any_source, 9, b);
+                                  }
+                                  t.barrier();
+                              }),
+                          comet::deadlock_error, [](const auto& e) {
+                              return mentions(e, {"rank 0 waits in barrier (gsync), exchanging with rank 2",
+                                                  "rank 2 waits in recv from any rank (tag 9, up to 4 bytes)", "rank 3 finished"});
+                          });
+}
+
+BOOST_AUTO_TEST_CASE(ready_send_needs_a_posted_receive) {
+    BOOST_CHECK_EXCEPTION(run(ipsc860(1),
+                              [](transport& t) {
+                                  std::vector<std::byte> b(64);
+                                  if (t.rank() == 0) t.rsend(1, 4, b);
+                                  else t.compute(comet::work::busy(0.001));
+                              }),
+                          comet::invalid_argument, [](const auto& e) {
+                              return mentions(e, {"rank 1: rsend from rank 0 (tag 4, 64 bytes) arrived with no receive posted"});
+                          });
+}
+
+BOOST_AUTO_TEST_CASE(collective_mismatch_is_an_error) {
+    BOOST_CHECK_EXCEPTION(run(ipsc860(1),
+                              [](transport& t) {
+                                  std::vector<std::byte> b(t.rank() == 0 ? 16 : 8);
+                                  t.broadcast(0, b);
+                              }),
+                          comet::invalid_argument, [](const auto& e) {
+                              return mentions(e, {"rank 1: broadcast from root 0 (8 bytes): rank 0 sent 16 bytes where this rank expects 8"});
+                          });
+    BOOST_CHECK_EXCEPTION(run(ipsc860(1),
+                              [](transport& t) {
+                                  std::vector<double> v(t.rank() == 0 ? 2 : 3);
+                                  t.allreduce_sum(v);
+                              }),
+                          comet::invalid_argument, [](const auto& e) { return mentions(e, {"allreduce_sum (gdsum) of"}); });
+}
+
+BOOST_AUTO_TEST_CASE(dropped_requests_keep_their_promises) {
+    // A pending isend whose request is dropped still delivers (from a copy); a dropped irecv
+    // takes nothing away from a later receive.
+    const auto r = run(ipsc860(1), [](transport& t) -> std::vector<int> {
+        std::vector<int> got;
+        if (t.rank() == 0) {
+            {
+                std::vector<int> data(500, 42);
+                auto s = t.isend(1, 1, comet::bytes_of(data));
+            }  // dropped while its request is in flight; `data` is gone too
+            std::vector<int> small{7};
+            auto s2 = t.isend(1, 2, comet::bytes_of(small));
+            t.wait(s2);
+        } else {
+            std::vector<int> in(500);
+            {
+                auto dropped = t.irecv(0, 2, comet::writable_bytes_of(in));
+            }
+            t.recv(0, 1, comet::writable_bytes_of(in));
+            got.push_back(in[0]);
+            got.push_back(in[499]);
+            t.recv(0, 2, comet::writable_bytes_of(in));
+            got.push_back(in[0]);
+        }
+        return got;
+    });
+    BOOST_TEST(r[1] == (std::vector<int>{42, 42, 7}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(what_if_machines) {
+    // A faster network: channels and DMA ten times faster halve... the per-byte time only; the
+    // software start-up stays: NX/2 was start-up bound, as the thesis concludes ("wire time by
+    // itself does not account for most of the transmission time").
+    machine fast = ipsc860(4);
+    fast.link_bytes_per_second = 28'000'000;
+    fast.dma_bytes_per_second = 25'000'000;
+    const auto ff = comet::fit_transfers(echo_16(fast), "echo", {.break_size = 100});
+    BOOST_TEST(ff[1].t_per_byte == 0.04e-6, boost::test_tools::tolerance(1e-6));
+    BOOST_TEST(ff[0].t_per_byte == 0.27e-6, boost::test_tools::tolerance(1e-6));  // 2 copies + 0.04
+    // A faster CPU for NX/2's software: start-ups shrink.
+    machine quick = ipsc860(4);
+    quick.call /= 2;
+    quick.interrupt /= 2;
+    quick.resume /= 2;
+    const auto qf = comet::fit_transfers(echo_16(quick), "echo", {.break_size = 100});
+    BOOST_TEST(qf[1].t_startup < 110e-6);
+    // A 2-D mesh: XY routes; echo still fits the same model per hop of the route.
+    const auto mr = run(mesh(4, 4), [](transport& t) {
+        return comet::echo(t, {.sizes = {0, 1000}, .hops = {1, 2}, .max_times = 3, .samples = 1});
+    })[0];
+    BOOST_TEST(mr.size() == 4u);
+    // A cube far beyond the iPSC/860's 128 nodes: a global sum on 4096 ranks (256 under
+    // ThreadSanitizer, whose state per fiber takes ~10 ms to create).
+#ifdef COMET_NX2_TSAN
+    constexpr int dimension = 8;
+#else
+    constexpr int dimension = 12;
+#endif
+    run_statistics stats;
+    const auto big = run(
+        ipsc860(dimension), [](transport& t) {
+            std::vector<double> v{1.0};
+            t.allreduce_sum(v);
+            return v[0];
+        },
+        {.stack_size = 64 * 1024, .statistics = &stats});
+    BOOST_TEST(big.size() == std::size_t{1} << dimension);
+    BOOST_TEST(big.back() == static_cast<double>(1 << dimension));
+    BOOST_TEST(stats.end_time == dimension * 75'816'667);  // log2 P steps, each as on 8 nodes
+}
+
+BOOST_AUTO_TEST_SUITE_END()
