@@ -81,14 +81,14 @@ double single_copy_floor(std::size_t n, std::size_t rounds) {
                 if (r == 5) t0 = clock_type::now();
                 turn.store(2 * r + 1, std::memory_order_release);
                 while (turn.load(std::memory_order_acquire) != 2 * r + 2) comet::threads::detail::cpu_relax();
-                std::memcpy(a.data(), b.data(), n);
+                comet::threads::detail::copy_bulk(a.data(), b.data(), n);
             }
             return seconds_since(t0) / static_cast<double>(rounds) / 2;
         },
         [&] {
             for (std::uint64_t v = 1; v < 2 * total; v += 2) {
                 while (turn.load(std::memory_order_acquire) != v) comet::threads::detail::cpu_relax();
-                std::memcpy(b.data(), a.data(), n);
+                comet::threads::detail::copy_bulk(b.data(), a.data(), n);
                 turn.store(v + 1, std::memory_order_release);
             }
         });

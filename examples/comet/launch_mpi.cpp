@@ -1,12 +1,151 @@
-// comet --transport mpi: the suite on the processes of an MPI job (mpirun -np P comet ...).
+// comet --transport mpi: the suite on the processes of an MPI job.
+//
+//   mpirun -np 4 comet --transport mpi --kernels echo,pairwise --out report/mpi
+//
+// Every process runs the same command line. --nodes P[,P...] runs the suite on the first P
+// processes of the job, each P in turn (the thesis ran it on 2, 4, 8 and 16 nodes); without it,
+// on all of them. The test node (--test-node, default 0) measures, so it prints the tables and
+// writes the report; the other processes print nothing. The MPI transport has no --set settings.
 #include "program.hpp"
+#include "progress.hpp"
+
+#ifdef COMET_HAVE_MPI
+#include <comet/transport/mpi.hpp>
+#endif
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <thread>
 
 namespace comet_program {
 
+namespace {
+/// True on the process that writes the report (set by launch_mpi).
+bool reports = false;
+}  // namespace
+
+/// Whether this process should print the one-line reason of a bad command line. The processes
+/// of an MPI job check the same settings and would all print the same line: only rank 0 does
+/// (and the process that writes the report, whose own errors only it sees). For main.cpp.
+bool prints_errors() {
+    if (reports) return true;
 #ifdef COMET_HAVE_MPI
-outcome launch_mpi(const settings&) { throw usage_error("--transport mpi: the MPI transport is not written yet"); }
+    int running = 0, finished = 0;
+    MPI_Initialized(&running);
+    MPI_Finalized(&finished);
+    if (running && !finished) {
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        return rank == 0;
+    }
+#endif
+    // Before MPI starts (or in a comet built without it): launchers tell each process its rank.
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+        if (const char* v = std::getenv(name)) return std::string_view(v) == "0";
+    return true;
+}
+
+#ifdef COMET_HAVE_MPI
+
+namespace {
+
+/// The first `p` processes of `world` as a communicator of their own (false elsewhere).
+boost::mpi::communicator first_processes(const boost::mpi::communicator& world, int p) {
+    MPI_Comm sub = MPI_COMM_NULL;
+    MPI_Comm_split(world, world.rank() < p ? 0 : MPI_UNDEFINED, world.rank(), &sub);
+    // MPI_COMM_NULL makes an empty communicator, which converts to false.
+    return boost::mpi::communicator(sub, sub == MPI_COMM_NULL ? boost::mpi::comm_attach : boost::mpi::comm_take_ownership);
+}
+
+/// Waits for every process of `world` to arrive, sleeping between looks: the processes outside
+/// the group being measured must leave the cores to it (MPI_Barrier spins in most libraries,
+/// and a job may have more processes than cores).
+void wait_quietly(const boost::mpi::communicator& world) {
+    MPI_Request done = MPI_REQUEST_NULL;
+    MPI_Ibarrier(world, &done);
+    for (int finished = 0;;) {
+        MPI_Test(&done, &finished, MPI_STATUS_IGNORE);
+        if (finished) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
+/// Rank 0's `text`, on every process of `world`.
+std::string from_rank_0(const boost::mpi::communicator& world, std::string text) {
+    int length = static_cast<int>(text.size());
+    MPI_Bcast(&length, 1, MPI_INT, 0, world);
+    text.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(text.data(), length, MPI_CHAR, 0, world);
+    return text;
+}
+
+/// Checks the echo/pairwise configuration for a group of `p` processes the way the kernels
+/// will, before anything is measured, so that a bad --hops or --test-node is a usage error on
+/// every process (exit status 2) instead of a failure in the middle of the job. The group's
+/// processes check; rank 0 (in every group) tells the others.
+void check_transfer(const boost::mpi::communicator& world, const settings& s, int p) {
+    std::string problem;
+    if (const auto group = first_processes(world, p)) {
+        comet::mpi::transport t(group);
+        try {
+            for (const auto& name : s.suite.kernels)
+                if (name == "echo" || name == "pairwise") (void)comet::detail::transfer_hops(t, s.suite.transfer, name);
+        } catch (const comet::invalid_argument& e) {
+            problem = e.what();
+        }
+        t.barrier();
+    }
+    problem = from_rank_0(world, std::move(problem));
+    if (!problem.empty()) throw comet::invalid_argument(problem);
+}
+
+}  // namespace
+
+outcome launch_mpi(const settings& s) {
+    comet::mpi::initialize();
+    const boost::mpi::communicator world;
+    const int processes = world.size();
+    if (!s.transport_options.empty())
+        throw usage_error("--set " + s.transport_options.front().first + ": the MPI transport has no settings");
+    for (int p : s.nodes)
+        if (p > processes)
+            throw usage_error("--nodes " + std::to_string(p) + ": this MPI job has " + std::to_string(processes) +
+                              " processes (start it with mpirun -np " + std::to_string(p) + ", or leave --nodes out)");
+    const std::vector<int> groups = s.nodes.empty() ? std::vector<int>{processes} : s.nodes;
+    for (int p : groups) check_transfer(world, s, p);
+
+    const int test_node = s.suite.transfer.test_node;
+    reports = world.rank() == test_node;
+    std::size_t points = 0;
+    for (int p : groups) points += comet::suite_points(s.suite, p);
+    progress bar(reports ? points : 0);  // the test node measures, so it alone shows progress
+    comet::suite_config cfg = s.suite;
+    cfg.on_point = [&bar](const comet::record& r) { bar.point(r); };
+
+    outcome o;
+    for (int p : groups) {
+        if (const auto group = first_processes(world, p))
+            o.results.append(comet::mpi::run(group, [&](comet::mpi::transport& t) { return comet::run_suite(t, cfg); }));
+        wait_quietly(world);  // the processes outside this group wait for it
+    }
+    o.writes_report = reports;
+    o.groups = groups;
+    o.ctx = comet::make_context("mpi", groups.back());
+    o.ctx.extra.emplace_back("mpi_library", comet::mpi::library_version());
+    o.ctx.extra.emplace_back("mpi_processes", std::to_string(processes));
+    return o;
+}
+
 #else
-outcome launch_mpi(const settings&) { throw usage_error("--transport mpi: this comet was built without MPI support"); }
+
+outcome launch_mpi(const settings&) {
+    throw usage_error(
+        "--transport mpi: this comet was built without MPI support (install an MPI library and Boost.MPI, "
+        "e.g. with scripts/setup.sh, and configure again)");
+}
+
 #endif
 
 }  // namespace comet_program

@@ -1,5 +1,6 @@
 # Builds and runs one consumer project (ctest calls this with -P).
 #   -DPROJECT=<dir> -DWORK=<scratch dir> -DRUN=<program to run after the build>
+#   -DLAUNCH=<launcher and its arguments, ,-separated> (optional: e.g. mpiexec,-n,2)
 #   -DPREFIX=<comet install prefix> (find_package) or -DCOMET_SOURCE_DIR=<tree> (add_subdirectory)
 file(REMOVE_RECURSE ${WORK})
 set(args -S ${PROJECT} -B ${WORK} -DCMAKE_BUILD_TYPE=Release)
@@ -15,7 +16,8 @@ foreach(step configure build run)
   elseif(step STREQUAL build)
     set(cmd ${CMAKE_COMMAND} --build ${WORK} -j2)
   else()
-    set(cmd ${WORK}/${RUN})
+    string(REPLACE "," ";" launch "${LAUNCH}")
+    set(cmd ${launch} ${WORK}/${RUN})
   endif()
   execute_process(COMMAND ${cmd} RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)

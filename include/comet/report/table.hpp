@@ -218,7 +218,7 @@ inline void write_table(std::ostream& os, const report& r) {
             }
             t.rows.push_back({f.kernel, group_text(f.group), ps, fixed(f.intercept * 1e6, 3), fixed(f.per_doubling * 1e6, 3),
                               fixed(f.r_squared, 3), fixed(f.r_squared_linear_p, 3),
-                              f.points < 3 ? "(2 sizes)" : f.logarithmic ? "log P" : "P"});
+                              f.points < 3 ? "(2 P only)" : f.logarithmic ? "log P" : "P"});
         }
         os << "\ngrowth with the number of nodes: t = at P=1 + per doubling * log2 P\n";
         t.write(os);

@@ -31,6 +31,7 @@
 #include <comet/core/types.hpp>
 #include <comet/core/work.hpp>
 #include <comet/transport/threads/channel.hpp>
+#include <comet/transport/threads/copy.hpp>
 #include <comet/transport/threads/world.hpp>
 
 #include <algorithm>
@@ -295,7 +296,7 @@ public:
         const detail::wait_desc desc{detail::wait_op::broadcast, root, 0, data.size(), 0};
         meet(desc);
         check_same_collective("broadcast");
-        if (rank_ != root && !data.empty()) std::memcpy(data.data(), world_->slot(root).data, data.size());
+        if (rank_ != root) detail::copy_bulk(data.data(), static_cast<const std::byte*>(world_->slot(root).data), data.size());
         meet(desc);  // the root's buffer stays untouched until everyone has copied it
     }
 
@@ -571,7 +572,7 @@ private:
             case detail::large_state::offered:
             case detail::large_state::deferred:
                 if (m->state.compare_exchange_weak(s, detail::large_state::claimed, std::memory_order_acq_rel)) {
-                    if (m->size) std::memcpy(dst, m->data, m->size);
+                    detail::copy_bulk(dst, m->data, m->size);
                     const int sender = m->source;
                     m->state.store(detail::large_state::done, std::memory_order_seq_cst);  // m is the sender's again
                     world_->ring(sender);
@@ -583,7 +584,7 @@ private:
                 s = m->state.load(std::memory_order_acquire);
                 continue;
             case detail::large_state::buffered:
-                if (m->size) std::memcpy(dst, m->data, m->size);
+                detail::copy_bulk(dst, m->data, m->size);
                 delete m;
                 return true;
             default:  // abandoned
