@@ -3,12 +3,14 @@
 #include <comet/kernels/echo.hpp>
 #include <comet/kernels/exchange.hpp>
 #include <comet/stats/fit.hpp>
+#include <comet/suite/suite.hpp>
 #include <comet/testing/conformance.hpp>
 #include <comet/transport/nx2.hpp>
 
 #include <boost/test/unit_test.hpp>
 
 #include "../support/messages.hpp"
+#include "../support/suite_config.hpp"
 
 #include <bit>
 #include <string>
@@ -282,6 +284,15 @@ BOOST_AUTO_TEST_CASE(what_if_machines) {
     BOOST_TEST(big.size() == std::size_t{1} << dimension);
     BOOST_TEST(big.back() == static_cast<double>(1 << dimension));
     BOOST_TEST(stats.end_time == dimension * 75'816'667);  // log2 P steps, each as on 8 nodes
+}
+
+// The whole suite on the simulated iPSC/860 at 2, 4, 8 and 16 nodes: every kernel that fits
+// records on node 0, and the matrix kernels verify their results exactly.
+BOOST_AUTO_TEST_CASE(the_whole_suite_runs_on_2_to_16_nodes) {
+    for (int dimension : {1, 2, 3, 4}) {
+        const auto r = run(ipsc860(dimension), [](transport& t) { return comet::run_suite(t, comet_test::whole_suite_small()); });
+        comet_test::check_every_kernel_recorded(r[0], 1 << dimension);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../support/messages.hpp"
+#include "../support/suite_config.hpp"
 
 namespace suite_test {
 
@@ -90,6 +91,18 @@ BOOST_AUTO_TEST_CASE(run_and_analyse_over_two_group_sizes) {
     BOOST_TEST(rep.log_p.size() == 1u + 2u);  // barrier; global_sum per vector length
     BOOST_TEST(rep.growth.size() == 1u);      // update_guard on 4 nodes
     BOOST_TEST(rep.contention.size() == 2u);  // loads 0.5 and 0.9 against idle
+}
+
+// The whole suite on 2, 4 and 8 threads (8: more ranks than cores), every kernel that fits the
+// group recording on rank 0 and the matrix kernels verifying their results exactly.
+BOOST_AUTO_TEST_CASE(the_whole_suite_runs_on_2_4_and_8_ranks) {
+    for (int p : {2, 4, 8}) {
+        const auto r = comet::threads::run(p, [](comet::threads::transport& t) {
+            return comet::run_suite(t, comet_test::whole_suite_small());
+        });
+        comet_test::check_every_kernel_recorded(r[0], p);
+        for (int rank = 1; rank < p; ++rank) BOOST_TEST(r[static_cast<std::size_t>(rank)].empty());
+    }
 }
 
 BOOST_AUTO_TEST_CASE(what_cannot_be_derived_becomes_a_note) {

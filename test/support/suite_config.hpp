@@ -1,0 +1,38 @@
+// Shared by the tests that run the whole CoMet suite on a transport: a configuration small
+// enough to run every kernel in a second or so, and the check that every kernel a group can
+// run recorded something on the test node.
+#pragma once
+
+#include <comet/suite/suite.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+namespace comet_test {
+
+/// Every kernel, with few sizes and short repeat loops.
+inline comet::suite_config whole_suite_small() {
+    comet::suite_config cfg;
+    cfg.transfer = {.sizes = {0, 8, 100, 1024, 4096}, .max_times = 10, .samples = 1, .warmup = 2};
+    cfg.broadcast = {.sizes = {8, 1024}, .max_times = 10, .samples = 1};
+    cfg.global_sum = {.vector_lengths = {1, 100}, .max_times = 10, .samples = 1};
+    cfg.barrier = {.max_times = 10, .samples = 1};
+    cfg.contention = {.sizes = {8, 1024}, .max_times = 5, .samples = 1};
+    cfg.overlap = {.sizes = {0, 4096}, .vector_lengths = {8, 256}, .max_times = 5, .samples = 1};
+    cfg.matrix = {.dims = {1, 2, 5}, .max_times = 3, .samples = 1, .warmup = 1};
+    return cfg;
+}
+
+/// Checks that `r`, the test node's records of a whole-suite run on `ranks` ranks, holds
+/// records of every kernel that runs on that many ranks and none of the others.
+inline void check_every_kernel_recorded(const comet::result_set& r, int ranks) {
+    for (const auto& k : comet::suite_kernels()) {
+        BOOST_TEST_CONTEXT("kernel " << k.name << " on " << ranks << " ranks") {
+            if (comet::suite_skip_reason(k.name, ranks))
+                BOOST_TEST(r.of(k.name).empty());
+            else
+                BOOST_TEST(!r.of(k.name).empty());
+        }
+    }
+}
+
+}  // namespace comet_test
