@@ -143,6 +143,7 @@ struct fast_recv {
     bool finished = false;
     int error = MPI_SUCCESS;
     MPI_Status status{};
+    std::size_t size = 0;         ///< the size of the message it received
     posted_recv* node = nullptr;  ///< its message is split: the receive awaiting the tail
 };
 
@@ -686,9 +687,7 @@ private:
             r.recv_ = f.node;
             return wait(r);
         }
-        int count_got = 0;
-        MPI_Get_count(&f.status, MPI_BYTE, &count_got);
-        const status got{f.status.MPI_SOURCE, f.status.MPI_TAG, static_cast<std::size_t>(count_got < 0 ? 0 : count_got)};
+        const status got{f.status.MPI_SOURCE, f.status.MPI_TAG, f.size};
         if (got.size > buffer.size()) throw truncation_error(truncated("recv", source, tag, got, buffer.size()));
         if (f.bounce && got.size) std::memcpy(buffer.data(), bounce_.get(), got.size);
         return got;
@@ -707,7 +706,8 @@ private:
         if (f.error != MPI_SUCCESS) return;
         int count = 0;
         MPI_Get_count(&f.status, MPI_BYTE, &count);
-        if (static_cast<std::size_t>(count) != detail::head_size) return;
+        f.size = static_cast<std::size_t>(count < 0 ? 0 : count);
+        if (f.size != detail::head_size) return;
         detail::posted_recv& p = *(f.node = lists_.allocate());
         p.source = f.source;
         p.tag = f.tag;
