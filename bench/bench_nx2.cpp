@@ -60,8 +60,8 @@ double suite_on_128(std::uint64_t& messages) {
     comet::nx2::run(
         comet::nx2::ipsc860(7),
         [](comet::nx2::transport& t) {
-            comet::result_set r = comet::echo(t, {.max_times = 1000});
-            r.append(comet::pairwise(t, {.max_times = 1000}));
+            comet::result_set r = comet::kernels::echo(t, {.sampling = comet::fixed_sampling(3, 1000)});
+            r.append(comet::kernels::pairwise(t, {.sampling = comet::fixed_sampling(3, 1000)}));
             return r;
         },
         {.statistics = &stats});

@@ -97,7 +97,7 @@ double single_copy_floor(std::size_t n, std::size_t rounds) {
 /// comet's echo of `n` bytes between ranks 0 and 1 of a group of `ranks`, one way.
 double comet_echo(std::size_t n, std::size_t rounds, int ranks = 2) {
     const auto r = comet::threads::run(ranks, [&](comet::threads::transport& t) {
-        return comet::echo(t, {.sizes = {n}, .hops = {1}, .max_times = rounds, .samples = 1, .warmup = 20});
+        return comet::kernels::echo(t, {.sizes = {n}, .hops = {1}, .sampling = comet::fixed_sampling(1, rounds)});
     });
     return r[0].records.at(0).samples.at(0);
 }

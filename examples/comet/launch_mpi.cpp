@@ -91,7 +91,7 @@ void check_transfer(const boost::mpi::communicator& world, const settings& s, in
         comet::mpi::transport t(group);
         try {
             for (const auto& name : s.suite.kernels)
-                if (name == "echo" || name == "pairwise") (void)comet::detail::transfer_hops(t, s.suite.transfer, name);
+                if (name == "echo" || name == "pairwise") (void)comet::kernels::detail::transfer_hops(t, s.suite.transfer, name);
         } catch (const comet::invalid_argument& e) {
             problem = e.what();
         }

@@ -6,27 +6,21 @@
 // Prints the tables (with the fitted start-up and per-byte times and the other analyses) and,
 // with --out, writes DIR/results.json, DIR/results.csv, DIR/fits.csv, DIR/bandwidth.csv,
 // DIR/summary.txt and the plots in the spirit of the thesis' figures, DIR/plots/*.png.
-// Bad options exit with status 2 and a one-line reason.
+// Bad options exit with status 2 and a one-line reason. Here: the options; the launches are
+// launch_<transport>.cpp, the report report.hpp, and the kernels their descriptors
+// (comet/suite/builtin.hpp).
 #include "program.hpp"
-
-#include <comet/report/csv.hpp>
-#include <comet/report/json.hpp>
-#include <comet/report/plot.hpp>
-#include <comet/report/table.hpp>
-#include <comet/report/thesis.hpp>
-#include <comet/timing/clock.hpp>
+#include "report.hpp"
 
 #include <boost/program_options.hpp>
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
-#include <functional>
+#include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace po = boost::program_options;
@@ -60,8 +54,11 @@ settings parse(int argc, char** argv) {
         "sizes", po::value<std::string>(), "comma-separated message sizes in bytes (default: 0 .. 8192)")(
         "matrix-dims", po::value<std::string>(), "comma-separated matrix block dimensions (default: 4 .. 256)")(
         "hops", po::value<std::string>(), "comma-separated hop distances (default: every distance the nodes allow)")(
-        "reps", po::value<std::string>(), "iterations per timed repeat loop (the thesis' max_times; default 1000)")(
-        "samples", po::value<std::string>(), "timed repeat loops per point (default 3)")(
+        "reps", po::value<std::string>(), "iterations per sample, fixed (the thesis' max_times; default: calibrated to the clock)")(
+        "samples", po::value<std::string>(), "samples per point at least (default 15)")(
+        "max-samples", po::value<std::string>(), "samples per point at most (default 101; equal to --samples: exactly that many)")(
+        "order", po::value<std::string>(), "how a kernel's points take turns: round_robin (default), shuffle, none")(
+        "seed", po::value<std::string>(), "seed of the shuffled order (default 1993)")(
         "test-node", po::value<std::string>(), "the rank that times (default 0)")(
         "break", po::value<std::string>(), "message size where the fits split in two (default: found from the data)")(
         "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt")(
@@ -115,21 +112,37 @@ settings parse(int argc, char** argv) {
     if (vm.count("matrix-dims")) {
         c.matrix.dims.clear();
         for (const auto& x : split(vm["matrix-dims"].as<std::string>()))
-            c.matrix.dims.push_back(static_cast<int>(integer("matrix-dims", x, 1, comet::matrix_max_dim)));
+            c.matrix.dims.push_back(static_cast<int>(integer("matrix-dims", x, 1, comet::kernels::matrix_max_dim)));
         if (c.matrix.dims.empty()) throw usage_error("--matrix-dims: no dimension given");
     }
     if (vm.count("hops"))
         for (const auto& x : split(vm["hops"].as<std::string>())) c.transfer.hops.push_back(static_cast<int>(integer("hops", x, 0, 30)));
-    if (vm.count("reps")) {
-        const auto n = static_cast<std::size_t>(integer("reps", vm["reps"].as<std::string>(), 1, 100000000));
-        c.transfer.max_times = c.broadcast.max_times = c.global_sum.max_times = c.barrier.max_times = n;
-        c.contention.max_times = c.overlap.max_times = c.matrix.max_times = n;
-    }
+    comet::sampling sampling;
+    if (vm.count("reps")) sampling.iterations = static_cast<std::size_t>(integer("reps", vm["reps"].as<std::string>(), 1, 100000000));
     if (vm.count("samples")) {
-        const auto n = static_cast<std::size_t>(integer("samples", vm["samples"].as<std::string>(), 1, 100000));
-        c.transfer.samples = c.broadcast.samples = c.global_sum.samples = c.barrier.samples = n;
-        c.contention.samples = c.overlap.samples = c.matrix.samples = n;
+        sampling.min_samples = static_cast<std::size_t>(integer("samples", vm["samples"].as<std::string>(), 1, 100000));
+        sampling.max_samples = std::max(sampling.max_samples, sampling.min_samples);
     }
+    if (vm.count("max-samples")) {
+        sampling.max_samples = static_cast<std::size_t>(integer("max-samples", vm["max-samples"].as<std::string>(), 1, 100000));
+        if (sampling.max_samples < sampling.min_samples) {
+            if (vm.count("samples"))
+                throw usage_error("--max-samples " + std::to_string(sampling.max_samples) + " is below --samples " +
+                                  std::to_string(sampling.min_samples));
+            sampling.min_samples = sampling.max_samples;
+        }
+    }
+    if (vm.count("order")) {
+        const auto o = vm["order"].as<std::string>();
+        if (o == "round_robin") sampling.order = comet::interleave::round_robin;
+        else if (o == "shuffle") sampling.order = comet::interleave::shuffle;
+        else if (o == "none") sampling.order = comet::interleave::none;
+        else throw usage_error("--order: unknown order '" + o + "' (known: round_robin, shuffle, none)");
+    }
+    if (vm.count("seed"))
+        sampling.seed = static_cast<std::uint64_t>(integer("seed", vm["seed"].as<std::string>(), 0, std::numeric_limits<long long>::max()));
+    c.sampling = sampling;
+    s.sampling_given = vm.count("reps") || vm.count("samples") || vm.count("max-samples");
     if (vm.count("test-node")) {
         const int n = static_cast<int>(integer("test-node", vm["test-node"].as<std::string>(), 0, 1 << 20));
         c.transfer.test_node = c.broadcast.test_node = c.global_sum.test_node = c.barrier.test_node = n;
@@ -147,74 +160,6 @@ settings parse(int argc, char** argv) {
     return s;
 }
 
-void write_file(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
-    std::ofstream f(path);
-    if (!f) throw usage_error("--out: cannot write " + path.string());
-    write(f);
-    if (!f) throw usage_error("--out: writing " + path.string() + " failed");
-}
-
-/// Analyses what was measured, prints the tables and writes the report folder.
-void report(const settings& s, comet_program::outcome o) {
-    comet::report r;
-    r.ctx = std::move(o.ctx);
-    r.results = std::move(o.results);
-    r.ctx.command_line = comet::command_line_of(s.argc, s.argv);
-    if (o.deterministic) {
-        r.ctx.date.clear();  // a simulation's report depends on the command line only
-        r.ctx.host.clear();
-    } else {
-        comet::steady_clock_source clock;
-        const auto info = comet::describe(clock, "steady_clock");
-        const auto ns = [](double seconds) {
-            std::ostringstream os;
-            os << seconds * 1e9 << " ns";
-            return os.str();
-        };
-        r.ctx.extra.insert(r.ctx.extra.begin(), {{"clock", info.name},
-                                                 {"clock_resolution", ns(info.resolution)},
-                                                 {"clock_call_cost", ns(info.call_cost)},
-                                                 {"cores", std::to_string(std::thread::hardware_concurrency())}});
-    }
-    r.ctx.extra.emplace_back("max_times", std::to_string(s.suite.transfer.max_times));
-    for (int p : o.groups)
-        for (const auto& k : s.suite.kernels)
-            if (const auto why = comet::suite_skip_reason(k, p))
-                r.notes.push_back(k + " skipped on " + std::to_string(p) + (p == 1 ? " rank" : " ranks") + ": it " + *why);
-    comet::analyse(r, {.break_size = s.break_size ? s.break_size : o.break_size});
-
-    std::ostringstream summary;
-    comet::write_table(summary, r);
-    if (o.compare_with_thesis) {
-        summary << '\n';
-        comet::write_thesis_comparison(summary, comet::compare_with_thesis(r));
-        summary << '\n';
-        comet::write_shape_comparison(summary, comet::compare_shapes_with_thesis(r));
-    }
-    std::cout << summary.str() << std::flush;
-
-    if (s.out.empty()) return;
-    const std::filesystem::path dir(s.out);
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) throw usage_error("--out: cannot create " + dir.string() + ": " + ec.message());
-    write_file(dir / "results.json", [&](std::ostream& os) { comet::write_json(os, r); });
-    write_file(dir / "results.csv", [&](std::ostream& os) { comet::write_csv(os, r.results); });
-    write_file(dir / "fits.csv", [&](std::ostream& os) { comet::write_fits_csv(os, r.fits); });
-    write_file(dir / "bandwidth.csv", [&](std::ostream& os) { comet::write_bandwidth_csv(os, r.bandwidth); });
-    write_file(dir / "summary.txt", [&](std::ostream& os) { os << summary.str(); });
-    std::cout << "wrote " << (dir / "results.json").string() << " and the CSV files\n";
-    try {
-        const comet::plot_outcome plots = comet::write_plots(dir / "plots", comet::thesis_plots(), r.results);
-        for (const auto& f : plots.not_rendered) std::cout << "note: plot " << f.name << " not rendered: " << f.reason << '\n';
-        if (!plots.written.empty())
-            std::cout << "wrote " << plots.written.size() << " plots (" << plots.rendered.size() << " rendered) in "
-                      << (dir / "plots").string() << '\n';
-    } catch (const comet::error& e) {
-        throw usage_error(std::string("--out: ") + e.what());
-    }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -223,7 +168,7 @@ int main(int argc, char** argv) {
         comet_program::outcome o = s.transport == "mpi"       ? comet_program::launch_mpi(s)
                                    : s.transport == "ipsc860" ? comet_program::launch_ipsc860(s)
                                                               : comet_program::launch_threads(s);
-        if (o.writes_report) report(s, std::move(o));
+        if (o.writes_report) comet_program::write_report(s, std::move(o));
         return 0;
     } catch (const usage_error& e) {
         std::cerr << "comet: " << e.what() << '\n';

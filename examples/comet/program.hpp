@@ -27,6 +27,9 @@ struct settings {
     comet::suite_config suite;
     std::string out;
     std::optional<double> break_size;
+    /// Whether --reps, --samples or --max-samples was given (else a launch may choose how its
+    /// transport is best sampled: the simulator takes the thesis' fixed loops).
+    bool sampling_given = false;
     /// --set key=value, in order: settings of the chosen transport (e.g. the simulated
     /// machine's parameters), for its launch to interpret.
     std::vector<std::pair<std::string, std::string>> transport_options;
@@ -47,6 +50,8 @@ struct outcome {
     /// The run is a pure function of the command line (a simulation): leave the host's date,
     /// name and clock out of the report, so that the same command writes the same bytes.
     bool deterministic = false;
+    /// How the launch sampled, when it chose other than the command line's sampling.
+    std::optional<comet::sampling> sampling;
 };
 
 /// Each runs the suite on its transport; a transport not built in throws usage_error.

@@ -1,5 +1,7 @@
 // comet/comet.hpp — everything comet offers that needs no MPI: the Transport concept, the
-// threads transport, timing, statistics and fits, topology, the kernels and the reporters.
+// operations over it (comet::ops) and their portable algorithms, the transport adaptor, the
+// threads transport, timing, statistics and fits, topology, the kernels, the analyses of
+// their records, the suite of kernel descriptors and the reporters.
 // (The MPI transport and the simulated iPSC/860, which need MPI and Boost.Context, have their
 // own headers: comet/transport/mpi.hpp, comet/transport/nx2.hpp.)
 #pragma once
@@ -8,6 +10,10 @@
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
 #include <comet/core/work.hpp>
+
+#include <comet/algorithms/collectives.hpp>
+#include <comet/algorithms/point_to_point.hpp>
+#include <comet/ops/ops.hpp>
 
 #include <comet/stats/fit.hpp>
 #include <comet/stats/growth.hpp>
@@ -21,6 +27,7 @@
 #include <comet/topology/hypercube.hpp>
 #include <comet/topology/mesh.hpp>
 
+#include <comet/transport/adaptor.hpp>
 #include <comet/transport/threads.hpp>
 
 #include <comet/kernels/collectives.hpp>
@@ -29,13 +36,26 @@
 #include <comet/kernels/exchange.hpp>
 #include <comet/kernels/matrix/matrix.hpp>
 #include <comet/kernels/overlap.hpp>
+#include <comet/kernels/swap.hpp>
 
+#include <comet/analysis/contention.hpp>
+#include <comet/analysis/overlap.hpp>
+#include <comet/analysis/thesis.hpp>
+
+#include <comet/suite/analyses.hpp>
+#include <comet/suite/builtin.hpp>
+#include <comet/suite/config.hpp>
+#include <comet/suite/descriptor.hpp>
+#include <comet/suite/output.hpp>
 #include <comet/suite/suite.hpp>
 
 #include <comet/report/context.hpp>
 #include <comet/report/csv.hpp>
 #include <comet/report/json.hpp>
+#include <comet/report/gnuplot.hpp>
 #include <comet/report/plot.hpp>
+#include <comet/report/plot_model.hpp>
 #include <comet/report/report.hpp>
 #include <comet/report/table.hpp>
 #include <comet/report/thesis.hpp>
+#include <comet/report/thesis_plots.hpp>

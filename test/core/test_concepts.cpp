@@ -1,6 +1,6 @@
-// Tests of comet/core/concepts.hpp with archetypes: a type with exactly the required
-// operations models transport; one missing an operation does not; each capability concept
-// recognises exactly its own operations.
+// Tests of comet/core/concepts.hpp with archetypes: a type with exactly the eight required
+// members (the point-to-point core) models transport; one missing any of them does not; each
+// capability concept recognises exactly its own operations.
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
 
@@ -8,30 +8,41 @@
 
 namespace concepts_test {
 
-/// Exactly the required operations, nothing else.
+/// Exactly the required members, nothing else.
 struct minimal {
     struct request {};
     int rank() const { return 0; }
     int size() const { return 1; }
-    void send(int, int, comet::const_bytes) {}
-    comet::status recv(int, int, comet::mutable_bytes) { return {}; }
     request isend(int, int, comet::const_bytes) { return {}; }
     request irecv(int, int, comet::mutable_bytes) { return {}; }
-    comet::status wait(request&) { return {}; }
     std::optional<comet::status> test(request&) { return comet::status{}; }
-    void wait_all(std::span<request>) {}
-    std::optional<comet::status> probe(int, int) { return std::nullopt; }
-    void barrier() {}
-    void broadcast(int, comet::mutable_bytes) {}
-    void allreduce_sum(std::span<double>) {}
+    std::optional<comet::status> iprobe(int, int) { return std::nullopt; }
     double now() { return 0.0; }
-    bool clock_is_global() const { return true; }
-    void compute(const comet::work&) {}
-    [[noreturn]] void abort(std::string_view) { throw comet::aborted("abort"); }
 };
 
-struct without_probe : minimal {
-    void probe() = delete;  // hides minimal::probe(int, int)
+// Each lacks one required member (a deleted member hides the base's).
+struct without_iprobe : minimal {
+    void iprobe() = delete;
+};
+struct without_test : minimal {
+    void test() = delete;
+};
+struct without_isend : minimal {
+    void isend() = delete;
+};
+struct without_irecv : minimal {
+    void irecv() = delete;
+};
+struct without_now : minimal {
+    void now() = delete;
+};
+struct without_rank : minimal {
+    void rank() = delete;
+};
+/// The old name of iprobe alone is not enough.
+struct only_probe : minimal {
+    void iprobe() = delete;
+    std::optional<comet::status> probe(int, int) { return std::nullopt; }
 };
 
 struct synchronous : minimal {
@@ -60,7 +71,13 @@ using namespace concepts_test;
 
 BOOST_AUTO_TEST_CASE(required_operations) {
     static_assert(comet::transport<minimal>);
-    static_assert(!comet::transport<without_probe>);
+    static_assert(!comet::transport<without_iprobe>);
+    static_assert(!comet::transport<without_test>);
+    static_assert(!comet::transport<without_isend>);
+    static_assert(!comet::transport<without_irecv>);
+    static_assert(!comet::transport<without_now>);
+    static_assert(!comet::transport<without_rank>);
+    static_assert(!comet::transport<only_probe>);
     static_assert(!comet::transport<int>);
     BOOST_TEST(true);  // the checks above are compile-time
 }

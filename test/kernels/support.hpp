@@ -17,13 +17,14 @@ using comet::threads::transport;
 
 using comet_test::mentions;
 
-inline const comet::transfer_config quick{.sizes = {0, 8, 100, 5000}, .max_times = 20, .samples = 2, .warmup = 2};
+inline const comet::kernels::transfer_config quick{.sizes = {0, 8, 100, 5000}, .sampling = comet::fixed_sampling(2, 20)};
 
 }  // namespace transfer_test
 
 // ---- added for the collective, contention and overlap kernel tests ----
 
 #include <comet/core/concepts.hpp>
+#include <comet/timing/measure.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -32,17 +33,36 @@ inline const comet::transfer_config quick{.sizes = {0, 8, 100, 5000}, .max_times
 
 namespace kernel_counting {
 
-/// What a rank did through a `counting_transport`.
+/// What a rank did through a `counting_transport`. The sampling engine's own messages (its
+/// decisions, sent on `comet::detail::measure_tag`) are counted apart from the kernel's, so a
+/// test can check each against its own rule.
 struct counts {
-    std::size_t sends = 0, recvs = 0;    ///< blocking send / recv calls
+    std::size_t sends = 0, recvs = 0;    ///< the kernel's blocking send (and bsend) / recv calls
     std::size_t isends = 0, irecvs = 0;  ///< nonblocking ones
+    std::size_t engine_sends = 0, engine_recvs = 0;  ///< the sampling engine's sends / recvs
     std::size_t probes = 0, probe_hits = 0;
     std::size_t barriers = 0, broadcasts = 0, allreduces = 0;
     std::size_t computes = 0;            ///< compute calls
     std::size_t daxpy_elements = 0;      ///< Σ length of the DAXPYs computed
-    std::size_t messages_sent() const noexcept { return sends + isends; }
-    std::size_t messages_received() const noexcept { return recvs + irecvs; }
+    /// Every message, the kernel's and the engine's.
+    std::size_t messages_sent() const noexcept { return sends + isends + engine_sends; }
+    std::size_t messages_received() const noexcept { return recvs + irecvs + engine_recvs; }
 };
+
+/// The decisions the sampling engine (timing/measure.hpp) sends from the decider to each other
+/// rank taking part, for `points` points under `comet::fixed_sampling(samples, iterations)`:
+///   1        the clock's step (min_sample_seconds is 0: the decider reads its clock and shares
+///            what it found, so every rank computes the same minimum sample duration);
+///   + points one decision per calibration run: with fixed iterations and no warm-up time the
+///            first run of each point is already "calibrated and warm", so one run per point;
+///   + the stop decisions: in round_robin (and shuffle) one per round (which points stay open),
+///            and every point closes after `samples` rounds; in order none one after every
+///            sample of every point.
+/// Each decision is one message per receiving rank (a send on the decider, a recv elsewhere).
+constexpr std::size_t engine_decisions(std::size_t points, std::size_t samples,
+                                       comet::interleave order = comet::interleave::round_robin) {
+    return 1 + points + (order == comet::interleave::none ? points * samples : samples);
+}
 
 /// A transport decorator that forwards every call to the transport it wraps and counts it
 /// (a rank's own counters: no sharing between threads).
@@ -56,16 +76,29 @@ public:
 
     int rank() const { return t_->rank(); }
     int size() const { return t_->size(); }
-    void send(int d, int tag, comet::const_bytes b) { ++c.sends; t_->send(d, tag, b); }
-    comet::status recv(int s, int tag, comet::mutable_bytes b) { ++c.recvs; return t_->recv(s, tag, b); }
+    void send(int d, int tag, comet::const_bytes b) {
+        ++(tag == comet::detail::measure_tag ? c.engine_sends : c.sends);
+        t_->send(d, tag, b);
+    }
+    /// Counted as a blocking send: kernels use it where both ranks send first.
+    void bsend(int d, int tag, comet::const_bytes b)
+        requires comet::buffered_send_transport<Inner>
+    {
+        ++c.sends;
+        t_->bsend(d, tag, b);
+    }
+    comet::status recv(int s, int tag, comet::mutable_bytes b) {
+        ++(tag == comet::detail::measure_tag ? c.engine_recvs : c.recvs);
+        return t_->recv(s, tag, b);
+    }
     request isend(int d, int tag, comet::const_bytes b) { ++c.isends; return t_->isend(d, tag, b); }
     request irecv(int s, int tag, comet::mutable_bytes b) { ++c.irecvs; return t_->irecv(s, tag, b); }
     comet::status wait(request& r) { return t_->wait(r); }
     std::optional<comet::status> test(request& r) { return t_->test(r); }
     void wait_all(std::span<request> rs) { t_->wait_all(rs); }
-    std::optional<comet::status> probe(int s, int tag) {
+    std::optional<comet::status> iprobe(int s, int tag) {
         ++c.probes;
-        auto st = t_->probe(s, tag);
+        auto st = t_->iprobe(s, tag);
         if (st) ++c.probe_hits;
         return st;
     }
@@ -102,8 +135,10 @@ using comet_test::mentions;
 /// Node counts the thesis' mesh allows (squares and twice squares), up to 18.
 inline const std::vector<int> mesh_sizes{1, 2, 4, 8, 9, 16, 18};
 
-/// A quick matrix kernel configuration: block sizes 1, 2 and 5, a few operations per loop.
-inline const comet::matrix_config quick{.dims = {1, 2, 5}, .max_times = 3, .samples = 2, .warmup = 1};
+/// A quick matrix kernel configuration: block sizes 1, 2 and 5, a few operations per loop:
+/// fixed_sampling(2, 3) runs 3 untimed operations and 2 samples of 3 per point, 9 in all (odd,
+/// so a shift or transpose that undid itself would not verify).
+inline const comet::kernels::matrix_config quick{.dims = {1, 2, 5}, .sampling = comet::fixed_sampling(2, 3)};
 
 /// Which received message a `corrupting_transport` damages.
 struct corruption {
@@ -155,7 +190,7 @@ public:
     void wait_all(std::span<request> rs) {
         for (auto& r : rs) wait(r);
     }
-    std::optional<comet::status> probe(int s, int tag) { return t_->probe(s, tag); }
+    std::optional<comet::status> iprobe(int s, int tag) { return t_->iprobe(s, tag); }
     void barrier() { t_->barrier(); }
     void broadcast(int root, comet::mutable_bytes b) { t_->broadcast(root, b); }
     void allreduce_sum(std::span<double> v) { t_->allreduce_sum(v); }

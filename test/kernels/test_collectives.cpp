@@ -1,6 +1,7 @@
 // Tests of comet/kernels/collectives.hpp on the threads transport: the records broadcast,
-// global_sum and barrier return at several group sizes, that every rank makes the same number
-// of collective calls (counted by a decorator), the on_point hook, and every bad input.
+// global_sum and barrier return at several group sizes, that every rank makes the number of
+// collective calls the sampling engine's rule gives and receives its decisions (counted by a
+// decorator), the on_point hook, and every bad input.
 #include <comet/kernels/collectives.hpp>
 
 #include "support.hpp"
@@ -19,9 +20,9 @@ using comet::threads::transport;
 using comet_test::mentions;
 using counting = kernel_counting::counting_transport<transport>;
 
-inline const comet::broadcast_config quick_broadcast{.sizes = {0, 8, 100, 5000}, .max_times = 20, .samples = 2, .warmup = 2};
-inline const comet::global_sum_config quick_sum{.vector_lengths = {0, 1, 13, 1000}, .max_times = 20, .samples = 2, .warmup = 2};
-inline const comet::barrier_config quick_barrier{.max_times = 20, .samples = 4, .warmup = 2};
+inline const comet::kernels::broadcast_config quick_broadcast{.sizes = {0, 8, 100, 5000}, .sampling = comet::fixed_sampling(2, 20)};
+inline const comet::kernels::global_sum_config quick_sum{.vector_lengths = {0, 1, 13, 1000}, .sampling = comet::fixed_sampling(2, 20)};
+inline const comet::kernels::barrier_config quick_barrier{.sampling = comet::fixed_sampling(4, 20)};
 
 /// Samples a timing may give: finite and not absurd (no timing assertions on a shared machine).
 inline bool plausible(const std::vector<double>& samples) {
@@ -46,7 +47,7 @@ BOOST_AUTO_TEST_CASE(broadcast_records_every_size_at_several_group_sizes) {
         BOOST_TEST_CONTEXT("nodes " << nodes) {
             const auto r = run(nodes, [](transport& t) {
                 counting c(t);
-                return outcome{comet::broadcast(c, quick_broadcast), c.c};
+                return outcome{comet::kernels::broadcast(c, quick_broadcast), c.c};
             });
             const auto& records = r[0].records.records;
             BOOST_REQUIRE_EQUAL(records.size(), 4u);
@@ -54,19 +55,39 @@ BOOST_AUTO_TEST_CASE(broadcast_records_every_size_at_several_group_sizes) {
             for (std::int64_t size : {0, 8, 100, 5000}) {
                 const auto& rec = records[i++];
                 BOOST_TEST(rec.kernel == "broadcast");
-                BOOST_TEST(rec.params.size() == 2u);
+                BOOST_TEST(rec.params.size() == 6u);
                 BOOST_TEST(*rec.params.integer("size") == size);
                 BOOST_TEST(*rec.params.integer("nodes") == nodes);
+                BOOST_TEST(*rec.params.text("implementation") == "native");
+                // The median of the barrier alone, sampled beside the broadcast: a time, so a
+                // real number (never an integer), finite and plausible.
+                BOOST_TEST_REQUIRE(rec.params.contains("closing_barrier"));
+                BOOST_TEST(!rec.params.integer("closing_barrier").has_value());
+                BOOST_TEST(plausible({*rec.params.number("closing_barrier")}));
+                BOOST_TEST(*rec.params.text("reduction") == "test_node");
+                BOOST_TEST(*rec.params.text("order") == "round_robin");
                 BOOST_TEST(rec.samples.size() == 2u);
+                BOOST_TEST(rec.overheads.size() == 2u);
+                BOOST_TEST(rec.iterations == 20u);
+                BOOST_TEST(rec.stop == "fixed");
                 BOOST_TEST(plausible(rec.samples));
             }
-            // Every rank: one broadcast and one closing barrier per iteration, plus the
-            // kernel's opening and closing barriers.
-            const std::size_t per_point = 2 + 2 * 20;
+            // quick_broadcast is fixed_sampling(2, 20): every point runs one untimed calibration
+            // run of 20 iterations and 2 samples of 20, so its body runs 3 x 20 = 60 times on
+            // every rank (the test node's repeat loop calls it 20 times per run, its empty loop
+            // never; the other ranks run it as often). Two points per size: the broadcast with
+            // its closing barrier, and the closing barrier alone.
+            const std::size_t per_point = (1 + 2) * 20;
+            // The engine's decisions for 8 points: every rank takes part, so they travel as the
+            // group's own broadcasts (one per decision), not as the engine's messages.
+            const std::size_t decisions = kernel_counting::engine_decisions(2 * 4, 2);
             for (int rank = 0; rank < nodes; ++rank) {
                 const auto& c = r[static_cast<std::size_t>(rank)].counts;
-                BOOST_TEST(c.broadcasts == 4 * per_point);
-                BOOST_TEST(c.barriers == 4 * per_point + 2);
+                BOOST_TEST(c.broadcasts == 4 * per_point + decisions);
+                // Both points' barriers, plus the kernel's opening and closing ones.
+                BOOST_TEST(c.barriers == 2 * 4 * per_point + 2);
+                BOOST_TEST(c.sends + c.recvs == 0u);  // the transport's own broadcast: no messages
+                BOOST_TEST(c.engine_sends + c.engine_recvs == 0u);
                 if (rank > 0) BOOST_TEST(r[static_cast<std::size_t>(rank)].records.empty());
             }
         }
@@ -77,7 +98,7 @@ BOOST_AUTO_TEST_CASE(broadcast_records_land_on_the_root_only) {
     // The test node is the root of every broadcast and the only rank with records.
     auto cfg = quick_broadcast;
     cfg.test_node = 3;
-    const auto r = run(4, [&](transport& t) { return comet::broadcast(t, cfg); });
+    const auto r = run(4, [&](transport& t) { return comet::kernels::broadcast(t, cfg); });
     for (int rank : {0, 1, 2}) BOOST_TEST(r[static_cast<std::size_t>(rank)].empty());
     BOOST_TEST(r[3].size() == 4u);
 }
@@ -87,7 +108,7 @@ BOOST_AUTO_TEST_CASE(global_sum_records_every_vector_length) {
         BOOST_TEST_CONTEXT("nodes " << nodes) {
             const auto r = run(nodes, [](transport& t) {
                 counting c(t);
-                return outcome{comet::global_sum(c, quick_sum), c.c};
+                return outcome{comet::kernels::global_sum(c, quick_sum), c.c};
             });
             const auto& records = r[0].records.records;
             BOOST_REQUIRE_EQUAL(records.size(), 4u);
@@ -95,16 +116,27 @@ BOOST_AUTO_TEST_CASE(global_sum_records_every_vector_length) {
             for (std::int64_t n : {0, 1, 13, 1000}) {
                 const auto& rec = records[i++];
                 BOOST_TEST(rec.kernel == "global_sum");
-                BOOST_TEST(rec.params.size() == 2u);
-                BOOST_TEST(*rec.params.integer("vector_length") == n);
-                BOOST_TEST(*rec.params.integer("nodes") == nodes);
+                const comet::params want{{"vector_length", n},
+                                         {"nodes", std::int64_t{nodes}},
+                                         {"implementation", "native"},
+                                         {"reduction", "test_node"},
+                                         {"order", "round_robin"}};
+                BOOST_TEST((rec.params == want));
                 BOOST_TEST(rec.samples.size() == 2u);
+                BOOST_TEST(rec.iterations == 20u);
+                BOOST_TEST(rec.stop == "fixed");
                 BOOST_TEST(plausible(rec.samples));
             }
+            // quick_sum is fixed_sampling(2, 20): (1 + 2) x 20 sums per vector length on every
+            // rank (see the broadcast test), and the engine's decisions for 4 points, broadcast
+            // to the whole group.
+            const std::size_t decisions = kernel_counting::engine_decisions(4, 2);
             for (int rank = 0; rank < nodes; ++rank) {
                 const auto& c = r[static_cast<std::size_t>(rank)].counts;
-                BOOST_TEST(c.allreduces == 4u * (2 + 2 * 20));
+                BOOST_TEST(c.allreduces == 4u * (1 + 2) * 20);
                 BOOST_TEST(c.barriers == 2u);  // only the opening and closing ones: the sum synchronises itself
+                BOOST_TEST(c.broadcasts == decisions);
+                BOOST_TEST(c.engine_sends + c.engine_recvs == 0u);
             }
         }
     }
@@ -117,17 +149,30 @@ BOOST_AUTO_TEST_CASE(barrier_keeps_every_sample_of_the_least_time) {
             cfg.test_node = nodes - 1;
             const auto r = run(nodes, [&](transport& t) {
                 counting c(t);
-                return outcome{comet::barrier(c, cfg), c.c};
+                return outcome{comet::kernels::barrier(c, cfg), c.c};
             });
             const auto& records = r[static_cast<std::size_t>(nodes - 1)].records.records;
             BOOST_REQUIRE_EQUAL(records.size(), 1u);
             BOOST_TEST(records[0].kernel == "barrier");
-            BOOST_TEST(records[0].params.size() == 1u);
-            BOOST_TEST(*records[0].params.integer("nodes") == nodes);
+            const comet::params want{{"nodes", std::int64_t{nodes}},
+                                     {"implementation", "native"},
+                                     {"reduction", "test_node"},
+                                     {"order", "round_robin"}};
+            BOOST_TEST((records[0].params == want));
             BOOST_TEST(records[0].samples.size() == 4u);
+            BOOST_TEST(records[0].stop == "fixed");
             BOOST_TEST(plausible(records[0].samples));
-            for (int rank = 0; rank < nodes; ++rank)
-                BOOST_TEST(r[static_cast<std::size_t>(rank)].counts.barriers == 2u + 2u + 4u * 20u);
+            // quick_barrier is fixed_sampling(4, 20): one untimed run of 20 barriers and 4
+            // samples of 20, on every rank, plus the kernel's opening and closing barriers. The
+            // test node is the last rank: the root of the engine's decisions (one point), which
+            // reach the whole group as its broadcasts.
+            const std::size_t decisions = kernel_counting::engine_decisions(1, 4);
+            for (int rank = 0; rank < nodes; ++rank) {
+                const auto& c = r[static_cast<std::size_t>(rank)].counts;
+                BOOST_TEST(c.barriers == 2u + (1u + 4u) * 20u);
+                BOOST_TEST(c.broadcasts == decisions);
+                BOOST_TEST(c.engine_sends + c.engine_recvs == 0u);
+            }
         }
     }
 }
@@ -143,9 +188,9 @@ BOOST_AUTO_TEST_CASE(on_point_sees_each_record_on_the_test_node) {
     auto a = quick_barrier;
     a.on_point = [&](const comet::record& rec) { seen.push_back(rec.kernel); };
     run(4, [&](transport& t) {
-        comet::broadcast(t, b);
-        comet::global_sum(t, g);
-        comet::barrier(t, a);
+        comet::kernels::broadcast(t, b);
+        comet::kernels::global_sum(t, g);
+        comet::kernels::barrier(t, a);
     });
     BOOST_TEST(seen == (std::vector<std::string>{"broadcast8", "broadcast64", "global_sum", "barrier"}),
                boost::test_tools::per_element());
@@ -158,38 +203,42 @@ BOOST_AUTO_TEST_CASE(bad_inputs_name_the_value_and_rank) {
     };
     auto b = quick_broadcast;
     b.test_node = 4;
-    fails_with(4, [&](transport& t) { comet::broadcast(t, b); }, {"rank 0", "broadcast: test node 4 is outside 0..3"});
+    fails_with(4, [&](transport& t) { comet::kernels::broadcast(t, b); }, {"rank 0", "broadcast: test node 4 is outside 0..3"});
     b = quick_broadcast;
     b.sizes = {8, comet::max_message_size + 1};
-    fails_with(2, [&](transport& t) { comet::broadcast(t, b); }, {"rank 0", "broadcast: message size 2147483648 exceeds"});
+    fails_with(2, [&](transport& t) { comet::kernels::broadcast(t, b); }, {"rank 0", "broadcast: message size 2147483648 exceeds"});
     b = quick_broadcast;
-    b.max_times = 0;
-    fails_with(2, [&](transport& t) { comet::broadcast(t, b); }, {"broadcast: max_times must be at least 1"});
+    b.sampling = {.max_samples = 2};  // below the default min_samples of 15
+    fails_with(2, [&](transport& t) { comet::kernels::broadcast(t, b); }, {"broadcast: sampling.max_samples = 2 is below min_samples = 15"});
 
     auto g = quick_sum;
     g.vector_lengths = {1, 200001};
-    fails_with(2, [&](transport& t) { comet::global_sum(t, g); },
+    fails_with(2, [&](transport& t) { comet::kernels::global_sum(t, g); },
                {"rank 0", "global_sum: vector length 200001 exceeds max_vec_len 200000"});
     g.max_vec_len = std::size_t{1} << 40;
     g.vector_lengths = {std::size_t{1} << 30};
-    fails_with(2, [&](transport& t) { comet::global_sum(t, g); },
+    fails_with(2, [&](transport& t) { comet::kernels::global_sum(t, g); },
                {"global_sum: vector length 1073741824", "exceeds the 2147483647-byte message limit"});
     g = quick_sum;
-    g.samples = 0;
-    fails_with(2, [&](transport& t) { comet::global_sum(t, g); }, {"global_sum: samples must be at least 1"});
+    g.sampling.min_samples = 0;
+    fails_with(2, [&](transport& t) { comet::kernels::global_sum(t, g); }, {"global_sum: sampling.min_samples must be at least 1, got 0"});
+    g = quick_sum;
+    g.sampling.target_ci = -0.5;
+    fails_with(2, [&](transport& t) { comet::kernels::global_sum(t, g); },
+               {"global_sum: sampling.target_ci = -0.5 is not a fraction >= 0"});
     g = quick_sum;
     g.test_node = -1;
-    fails_with(3, [&](transport& t) { comet::global_sum(t, g); }, {"global_sum: test node -1 is outside 0..2"});
+    fails_with(3, [&](transport& t) { comet::kernels::global_sum(t, g); }, {"global_sum: test node -1 is outside 0..2"});
 
     auto a = quick_barrier;
-    a.samples = 0;
-    fails_with(2, [&](transport& t) { comet::barrier(t, a); }, {"rank 0", "barrier: samples must be at least 1, got 0"});
+    a.sampling.min_samples = 0;
+    fails_with(2, [&](transport& t) { comet::kernels::barrier(t, a); }, {"rank 0", "barrier: sampling.min_samples must be at least 1, got 0"});
     a = quick_barrier;
     a.test_node = 2;
-    fails_with(2, [&](transport& t) { comet::barrier(t, a); }, {"barrier: test node 2 is outside 0..1"});
+    fails_with(2, [&](transport& t) { comet::kernels::barrier(t, a); }, {"barrier: test node 2 is outside 0..1"});
     a = quick_barrier;
-    a.max_times = 0;
-    fails_with(2, [&](transport& t) { comet::barrier(t, a); }, {"barrier: max_times must be at least 1"});
+    a.sampling = {.max_samples = 2};
+    fails_with(2, [&](transport& t) { comet::kernels::barrier(t, a); }, {"barrier: sampling.max_samples = 2 is below min_samples = 15"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

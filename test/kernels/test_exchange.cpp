@@ -12,13 +12,26 @@ BOOST_AUTO_TEST_CASE(pairwise_records_and_other_test_node) {
     auto cfg = quick;
     cfg.test_node = 5;
     cfg.hops = {2, 0};
-    const auto r = run(8, [&](transport& t) { return comet::pairwise(t, cfg); });
+    const auto r = run(8, [&](transport& t) { return comet::kernels::pairwise(t, cfg); });
     BOOST_TEST(r[0].empty());
     const auto& records = r[5].records;
     BOOST_REQUIRE_EQUAL(records.size(), 2u * 4u);
     BOOST_TEST(records[0].kernel == "pairwise");
     BOOST_TEST(*records[0].params.integer("hops") == 2);
     BOOST_TEST(*records[4].params.integer("hops") == 0);  // exchange with itself
+    for (const auto& rec : records) {
+        // The threads transport buffers its sends: the thesis' send-then-receive form ran.
+        const comet::params want{{"size", *rec.params.integer("size")},
+                                 {"hops", *rec.params.integer("hops")},
+                                 {"nodes", std::int64_t{8}},
+                                 {"form", "send_recv"},
+                                 {"reduction", "test_node"},
+                                 {"order", "round_robin"}};
+        BOOST_TEST((rec.params == want));
+        BOOST_TEST(rec.samples.size() == 2u);
+        BOOST_TEST(rec.iterations == 20u);
+        BOOST_TEST(rec.stop == "fixed");
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -20,17 +20,17 @@ BOOST_AUTO_TEST_CASE(every_row_and_column_on_every_mesh) {
             BOOST_TEST_CONTEXT("nodes " << nodes << ", dim " << dim) {
                 check_no_throw([&] {
                     run(nodes, [&](transport& t) {
-                        comet::distributed_matrix m(t, dim);
+                        comet::kernels::distributed_matrix m(t, dim);
                         for (std::int64_t row = 0; row < m.global_rows(); ++row) {
                             m.setup();
-                            comet::row_broadcast(t, m, row);
-                            comet::verify_all(t, m, comet::matrix_expectation::row_broadcast(row));
+                            comet::kernels::row_broadcast(t, m, row);
+                            comet::kernels::verify_all(t, m, comet::kernels::matrix_expectation::row_broadcast(row));
                         }
                         for (std::int64_t col = 0; col < m.global_cols(); ++col) {
                             m.setup();
-                            comet::col_broadcast(t, m, col);
-                            comet::col_broadcast(t, m, col);  // again: the same result
-                            comet::verify_all(t, m, comet::matrix_expectation::col_broadcast(col));
+                            comet::kernels::col_broadcast(t, m, col);
+                            comet::kernels::col_broadcast(t, m, col);  // again: the same result
+                            comet::kernels::verify_all(t, m, comet::kernels::matrix_expectation::col_broadcast(col));
                         }
                     });
                 });
@@ -40,15 +40,15 @@ BOOST_AUTO_TEST_CASE(every_row_and_column_on_every_mesh) {
 
 BOOST_AUTO_TEST_CASE(receivers_store_the_row_in_the_same_local_row) {
     const auto r = run(4, [](transport& t) {
-        comet::distributed_matrix m(t, 2);
-        comet::row_broadcast(t, m, 3);  // held by mesh row 1 (ranks 2, 3) in local row 2
-        return comet::distributed_matrix::storage(m.local());
+        comet::kernels::distributed_matrix m(t, 2);
+        comet::kernels::row_broadcast(t, m, 3);  // held by mesh row 1 (ranks 2, 3) in local row 2
+        return comet::kernels::distributed_matrix::storage(m.local());
     });
-    BOOST_TEST(r[0](2, 1) == comet::matrix_element_value(3, 0));
-    BOOST_TEST(r[0](2, 2) == comet::matrix_element_value(3, 1));
-    BOOST_TEST(r[1](2, 1) == comet::matrix_element_value(3, 2));
-    BOOST_TEST(r[0](1, 1) == comet::matrix_element_value(0, 0));
-    BOOST_TEST(r[2](2, 1) == comet::matrix_element_value(3, 0));
+    BOOST_TEST(r[0](2, 1) == comet::kernels::matrix_element_value(3, 0));
+    BOOST_TEST(r[0](2, 2) == comet::kernels::matrix_element_value(3, 1));
+    BOOST_TEST(r[1](2, 1) == comet::kernels::matrix_element_value(3, 2));
+    BOOST_TEST(r[0](1, 1) == comet::kernels::matrix_element_value(0, 0));
+    BOOST_TEST(r[2](2, 1) == comet::kernels::matrix_element_value(3, 0));
 }
 
 BOOST_AUTO_TEST_CASE(a_corrupted_column_is_caught) {
@@ -58,12 +58,12 @@ BOOST_AUTO_TEST_CASE(a_corrupted_column_is_caught) {
         run(4,
             [](transport& t) {
                 corrupting_transport<transport> ct(
-                    t, {.rank = 0, .source = 1, .tag = comet::default_matrix_tag + 2, .byte = 8});
-                comet::distributed_matrix m(t, 3);
-                comet::col_broadcast(ct, m, 4);
-                comet::verify_all(ct, m, comet::matrix_expectation::col_broadcast(4));
+                    t, {.rank = 0, .source = 1, .tag = comet::kernels::default_matrix_tag + 2, .byte = 8});
+                comet::kernels::distributed_matrix m(t, 3);
+                comet::kernels::col_broadcast(ct, m, 4);
+                comet::kernels::verify_all(ct, m, comet::kernels::matrix_expectation::col_broadcast(4));
             }),
-        comet::verification_error, [](const auto& e) {
+        comet::kernels::verification_error, [](const auto& e) {
             return mentions(e, {"rank 0: col_broadcast(col 4): verification failed at global element (1, 1) (local "
                                 "cell (2, 2) of rank 0 at mesh position (0, 0)): expected 67108869 (global element "
                                 "(1, 4)), found 67108869.0000000"});
@@ -75,8 +75,8 @@ BOOST_AUTO_TEST_CASE(the_kernels_record_row_and_column) {
     cfg.row = 1;
     cfg.col = 0;
     const auto r = run(8, [&](transport& t) {
-        comet::result_set out = comet::row_broadcast(t, cfg);
-        out.append(comet::col_broadcast(t, cfg));
+        comet::result_set out = comet::kernels::row_broadcast(t, cfg);
+        out.append(comet::kernels::col_broadcast(t, cfg));
         return out;
     });
     const auto& recs = r[0].records;
@@ -86,26 +86,33 @@ BOOST_AUTO_TEST_CASE(the_kernels_record_row_and_column) {
         BOOST_TEST(recs[i].kernel == (row ? "row_broadcast" : "col_broadcast"));
         const comet::params want{{"matrix_dim", std::int64_t{quick.dims[i % 3]}},
                                  {"nodes", std::int64_t{8}},
-                                 {row ? "row" : "col", std::int64_t{row ? 1 : 0}}};
+                                 {row ? "row" : "col", std::int64_t{row ? 1 : 0}},
+                                 {"reduction", "max_over_ranks"},  // the slowest rank's time
+                                 {"order", "round_robin"}};
         BOOST_TEST((recs[i].params == want));
         BOOST_TEST_REQUIRE(recs[i].samples.size() == 2u);
         for (double s : recs[i].samples) BOOST_TEST((std::isfinite(s) && s > -1e-3 && s < 1.0));
+        BOOST_TEST(recs[i].iterations == 3u);
+        BOOST_TEST(recs[i].stop == "fixed");
     }
     // One node holds everything: nothing to send, still a record per dimension.
-    const auto one = run(1, [](transport& t) { return comet::row_broadcast(t, quick); });
+    const auto one = run(1, [](transport& t) { return comet::kernels::row_broadcast(t, quick); });
     BOOST_TEST(one[0].size() == 3u);
 }
 
 BOOST_AUTO_TEST_CASE(the_kernels_catch_corruption) {
-    const comet::matrix_config once{.dims = {2}, .row = 2, .max_times = 1, .samples = 1, .warmup = 0};
+    // fixed_sampling(1, 1): one untimed calibration run of one broadcast, then one sample of
+    // one, so two row broadcasts, each sending rank 0 one row message. The second overwrites
+    // the first, so the damage must be in the second (the last before the verification).
+    const comet::kernels::matrix_config once{.dims = {2}, .row = 2, .sampling = comet::fixed_sampling(1, 1)};
     BOOST_CHECK_EXCEPTION(
         run(4,
             [&](transport& t) {
                 corrupting_transport<transport> ct(
-                    t, {.rank = 0, .tag = comet::default_matrix_tag, .byte = 15, .mask = std::byte{0x10}});
-                comet::row_broadcast(ct, once);
+                    t, {.rank = 0, .tag = comet::kernels::default_matrix_tag, .nth = 2, .byte = 15, .mask = std::byte{0x10}});
+                comet::kernels::row_broadcast(ct, once);
             }),
-        comet::verification_error, [](const auto& e) {
+        comet::kernels::verification_error, [](const auto& e) {
             return mentions(e, {"rank 0: row_broadcast(row 2): verification failed at global element (0, 1)"});
         });
 }
@@ -114,8 +121,8 @@ BOOST_AUTO_TEST_CASE(errors_name_the_rank_and_the_value) {
     BOOST_CHECK_EXCEPTION(
         run(4,
             [](transport& t) {
-                comet::distributed_matrix m(t, 2);
-                comet::row_broadcast(t, m, 4);
+                comet::kernels::distributed_matrix m(t, 2);
+                comet::kernels::row_broadcast(t, m, 4);
             }),
         comet::invalid_argument, [](const auto& e) {
             return mentions(
@@ -124,8 +131,8 @@ BOOST_AUTO_TEST_CASE(errors_name_the_rank_and_the_value) {
     BOOST_CHECK_EXCEPTION(
         run(4,
             [](transport& t) {
-                comet::distributed_matrix m(t, 2);
-                comet::col_broadcast(t, m, -1);
+                comet::kernels::distributed_matrix m(t, 2);
+                comet::kernels::col_broadcast(t, m, -1);
             }),
         comet::invalid_argument, [](const auto& e) {
             return mentions(e, {"rank 0: col_broadcast: column -1 is outside the 4 global columns of a 2 x 2 mesh"});
@@ -133,14 +140,14 @@ BOOST_AUTO_TEST_CASE(errors_name_the_rank_and_the_value) {
     BOOST_CHECK_EXCEPTION(
         run(4,
             [](transport& t) {
-                comet::row_broadcast(t, {.dims = {4, 1}, .row = 5});
+                comet::kernels::row_broadcast(t, {.dims = {4, 1}, .row = 5});
             }),
         comet::invalid_argument, [](const auto& e) {
             return mentions(
                 e, {"rank 0: row_broadcast: row 5 is outside the 2 global rows at matrix dimension 1 (2 x 2 mesh)"});
         });
     BOOST_CHECK_EXCEPTION(
-        run(4, [](transport& t) { comet::col_broadcast(t, {.dims = {2}, .col = 9}); }), comet::invalid_argument,
+        run(4, [](transport& t) { comet::kernels::col_broadcast(t, {.dims = {2}, .col = 9}); }), comet::invalid_argument,
         [](const auto& e) {
             return mentions(
                 e,

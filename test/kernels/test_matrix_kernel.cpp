@@ -10,6 +10,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,7 @@ public:
     comet::status wait(request& r) { return t_->wait(r); }
     std::optional<comet::status> test(request& r) { return t_->test(r); }
     void wait_all(std::span<request> rs) { t_->wait_all(rs); }
-    std::optional<comet::status> probe(int s, int tag) { return t_->probe(s, tag); }
+    std::optional<comet::status> iprobe(int s, int tag) { return t_->iprobe(s, tag); }
     void barrier() { t_->barrier(); }
     void broadcast(int root, comet::mutable_bytes b) { t_->broadcast(root, b); }
     void allreduce_sum(std::span<double> v) { t_->allreduce_sum(v); }
@@ -56,23 +57,23 @@ BOOST_AUTO_TEST_SUITE(matrix_kernel)
 using namespace matrix_test;
 
 BOOST_AUTO_TEST_CASE(defaults_follow_the_thesis) {
-    const comet::matrix_config cfg;
-    BOOST_TEST(cfg.max_times == 1000u);
-    BOOST_TEST(cfg.samples == 3u);
-    BOOST_TEST(cfg.warmup == 10u);
-    BOOST_TEST(cfg.tag == comet::default_matrix_tag);
+    const comet::kernels::matrix_config cfg;
+    // The sampling engine's defaults: calibrated iterations, at least 15 samples.
+    BOOST_TEST(cfg.sampling.iterations == 0u);
+    BOOST_TEST(cfg.sampling.min_samples == 15u);
+    BOOST_TEST(cfg.tag == comet::kernels::default_matrix_tag);
     BOOST_TEST(cfg.row == 0);
     BOOST_TEST(cfg.col == 0);
-    BOOST_TEST(cfg.dims == comet::default_matrix_dims(), boost::test_tools::per_element());
+    BOOST_TEST(cfg.dims == comet::kernels::default_matrix_dims(), boost::test_tools::per_element());
     BOOST_TEST(cfg.directions.size() == 2u);
-    BOOST_TEST(comet::default_matrix_dims().front() >= 1);
+    BOOST_TEST(comet::kernels::default_matrix_dims().front() >= 1);
 }
 
 BOOST_AUTO_TEST_CASE(a_sample_is_the_largest_of_the_ranks_times) {
-    const comet::matrix_config cfg{.dims = {2, 3}, .test_node = 2, .max_times = 5, .samples = 3, .warmup = 2};
+    const comet::kernels::matrix_config cfg{.dims = {2, 3}, .test_node = 2, .sampling = comet::fixed_sampling(3, 5)};
     const auto r = run(4, [&](transport& t) {
         matrix_kernel_test::stepping_clock_transport<transport> st(t);
-        return comet::update_guard(st, cfg);
+        return comet::kernels::update_guard(st, cfg);
     });
     BOOST_TEST(r[0].empty());
     BOOST_TEST_REQUIRE(r[2].size() == 2u);
@@ -91,7 +92,7 @@ BOOST_AUTO_TEST_CASE(on_point_runs_on_the_test_node_after_each_point) {
         c.on_point = [&seen, &t](const comet::record& rec) {
             seen[static_cast<std::size_t>(t.rank())].push_back(*rec.params.integer("matrix_dim"));
         };
-        comet::transpose(t, c);
+        comet::kernels::transpose(t, c);
     });
     BOOST_TEST(seen[0].empty());
     BOOST_TEST(seen[1] == (std::vector<std::int64_t>{1, 2, 5}), boost::test_tools::per_element());
@@ -99,33 +100,36 @@ BOOST_AUTO_TEST_CASE(on_point_runs_on_the_test_node_after_each_point) {
 }
 
 BOOST_AUTO_TEST_CASE(point_counts_for_progress) {
-    BOOST_TEST(comet::matrix_kernel_points("update_guard", quick) == 3u);
-    BOOST_TEST(comet::matrix_kernel_points("shift_matrix", quick) == 6u);
-    BOOST_TEST(comet::matrix_kernel_points("transpose", quick) == 3u);
-    BOOST_TEST(comet::matrix_kernel_points("row_broadcast", quick) == 3u);
-    BOOST_TEST(comet::matrix_kernel_points("col_broadcast", quick) == 3u);
-    BOOST_TEST(comet::matrix_kernel_points("echo", quick) == 0u);
+    BOOST_TEST(comet::kernels::matrix_kernel_points("update_guard", quick) == 3u);
+    BOOST_TEST(comet::kernels::matrix_kernel_points("shift_matrix", quick) == 6u);
+    BOOST_TEST(comet::kernels::matrix_kernel_points("transpose", quick) == 3u);
+    BOOST_TEST(comet::kernels::matrix_kernel_points("row_broadcast", quick) == 3u);
+    BOOST_TEST(comet::kernels::matrix_kernel_points("col_broadcast", quick) == 3u);
+    BOOST_TEST(comet::kernels::matrix_kernel_points("echo", quick) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(no_dimensions_no_records) {
-    const auto r = run(2, [](transport& t) { return comet::update_guard(t, {.dims = {}}); });
+    const auto r = run(2, [](transport& t) { return comet::kernels::update_guard(t, {.dims = {}}); });
     BOOST_TEST(r[0].empty());
 }
 
 BOOST_AUTO_TEST_CASE(bad_configs_name_the_value_and_rank) {
-    const auto fails_with = [](int nodes, comet::matrix_config cfg, const char* words) {
-        BOOST_CHECK_EXCEPTION(run(nodes, [&](transport& t) { comet::update_guard(t, cfg); }), comet::invalid_argument,
+    const auto fails_with = [](int nodes, comet::kernels::matrix_config cfg, const char* words) {
+        BOOST_CHECK_EXCEPTION(run(nodes, [&](transport& t) { comet::kernels::update_guard(t, cfg); }), comet::invalid_argument,
                               [&](const auto& e) { return mentions(e, {words}); });
     };
     auto c = quick;
     c.test_node = 4;
     fails_with(4, c, "rank 0: update_guard: test node 4 is outside 0..3");
     c = quick;
-    c.max_times = 0;
-    fails_with(4, c, "rank 0: update_guard: max_times must be at least 1, got 0");
+    c.sampling = {.max_samples = 2};  // below the default min_samples of 15
+    fails_with(4, c, "rank 0: update_guard: sampling.max_samples = 2 is below min_samples = 15");
     c = quick;
-    c.samples = 0;
-    fails_with(2, c, "rank 0: update_guard: samples must be at least 1, got 0");
+    c.sampling.min_samples = 0;
+    fails_with(2, c, "rank 0: update_guard: sampling.min_samples must be at least 1, got 0");
+    c = quick;
+    c.sampling.budget_seconds = std::numeric_limits<double>::infinity();
+    fails_with(2, c, "rank 0: update_guard: sampling.budget_seconds = inf is not >= 0 seconds");
     c = quick;
     c.tag = comet::max_tag - 1;
     fails_with(2, c, "rank 0: update_guard: tag 32766 is outside 0..32764 (it uses 4 tags from there)");

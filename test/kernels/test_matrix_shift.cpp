@@ -13,7 +13,7 @@
 BOOST_AUTO_TEST_SUITE(matrix_shift)
 
 using namespace matrix_test;
-using comet::shift_direction;
+using comet::kernels::shift_direction;
 
 BOOST_AUTO_TEST_CASE(shifts_move_whole_local_matrices_on_every_mesh) {
     for (int nodes : mesh_sizes)
@@ -22,10 +22,10 @@ BOOST_AUTO_TEST_CASE(shifts_move_whole_local_matrices_on_every_mesh) {
                 BOOST_TEST_CONTEXT("nodes " << nodes << ", dim " << dim << ", " << d) {
                     check_no_throw([&] {
                         run(nodes, [&](transport& t) {
-                            comet::distributed_matrix m(t, dim);
+                            comet::kernels::distributed_matrix m(t, dim);
                             for (int k = 1; k <= 3; ++k) {
-                                comet::shift_matrix(t, m, d);
-                                comet::verify_all(t, m, comet::matrix_expectation::shift(d, k));
+                                comet::kernels::shift_matrix(t, m, d);
+                                comet::kernels::verify_all(t, m, comet::kernels::matrix_expectation::shift(d, k));
                             }
                         });
                     });
@@ -35,24 +35,24 @@ BOOST_AUTO_TEST_CASE(shifts_move_whole_local_matrices_on_every_mesh) {
 
 BOOST_AUTO_TEST_CASE(a_full_turn_gives_the_setup_back) {
     run(8, [](transport& t) {  // 2 x 4: two shifts north, four east
-        comet::distributed_matrix m(t, 3);
-        for (int k = 0; k < 2; ++k) comet::shift_matrix(t, m, shift_direction::north);
-        comet::verify_all(t, m, comet::matrix_expectation::setup());
-        for (int k = 0; k < 4; ++k) comet::shift_matrix(t, m, shift_direction::east);
-        comet::verify_all(t, m, comet::matrix_expectation::setup());
+        comet::kernels::distributed_matrix m(t, 3);
+        for (int k = 0; k < 2; ++k) comet::kernels::shift_matrix(t, m, shift_direction::north);
+        comet::kernels::verify_all(t, m, comet::kernels::matrix_expectation::setup());
+        for (int k = 0; k < 4; ++k) comet::kernels::shift_matrix(t, m, shift_direction::east);
+        comet::kernels::verify_all(t, m, comet::kernels::matrix_expectation::setup());
     });
 }
 
 BOOST_AUTO_TEST_CASE(north_brings_the_block_from_below) {
     const auto r = run(4, [](transport& t) {
-        comet::distributed_matrix m(t, 2);
-        comet::shift_matrix(t, m, shift_direction::north);
-        return comet::distributed_matrix::storage(m.local());
+        comet::kernels::distributed_matrix m(t, 2);
+        comet::kernels::shift_matrix(t, m, shift_direction::north);
+        return comet::kernels::distributed_matrix::storage(m.local());
     });
     // Rank 0 at (0, 0) now holds rank 2's block (global rows 2..3) and rank 2's guard.
-    BOOST_TEST(r[0](1, 1) == comet::matrix_element_value(2, 0));
-    BOOST_TEST(r[0](2, 2) == comet::matrix_element_value(3, 1));
-    BOOST_TEST(r[0](0, 0) == comet::matrix_guard_value(2, 2, 0, 0));
+    BOOST_TEST(r[0](1, 1) == comet::kernels::matrix_element_value(2, 0));
+    BOOST_TEST(r[0](2, 2) == comet::kernels::matrix_element_value(3, 1));
+    BOOST_TEST(r[0](0, 0) == comet::kernels::matrix_guard_value(2, 2, 0, 0));
 }
 
 BOOST_AUTO_TEST_CASE(a_corrupted_shift_is_caught) {
@@ -61,11 +61,11 @@ BOOST_AUTO_TEST_CASE(a_corrupted_shift_is_caught) {
     BOOST_CHECK_EXCEPTION(run(4,
                               [](transport& t) {
                                   corrupting_transport<transport> ct(t, {.rank = 1, .source = 0, .byte = 40});
-                                  comet::distributed_matrix m(t, 2);
-                                  comet::shift_matrix(ct, m, shift_direction::east);
-                                  comet::verify_all(ct, m, comet::matrix_expectation::shift(shift_direction::east));
+                                  comet::kernels::distributed_matrix m(t, 2);
+                                  comet::kernels::shift_matrix(ct, m, shift_direction::east);
+                                  comet::kernels::verify_all(ct, m, comet::kernels::matrix_expectation::shift(shift_direction::east));
                               }),
-                          comet::verification_error, [](const auto& e) {
+                          comet::kernels::verification_error, [](const auto& e) {
                               return mentions(
                                   e, {"rank 1: shift_matrix(east) x 1: verification failed at global element (0, 2) "
                                       "(local cell (1, 1) of rank 1 at mesh position (0, 1)): expected 1 (global "
@@ -74,10 +74,10 @@ BOOST_AUTO_TEST_CASE(a_corrupted_shift_is_caught) {
 }
 
 BOOST_AUTO_TEST_CASE(the_kernel_records_each_direction_and_dimension) {
-    const auto r = run(8, [](transport& t) { return comet::shift_matrix(t, quick); });
+    const auto r = run(8, [](transport& t) { return comet::kernels::shift_matrix(t, quick); });
     const auto& recs = r[0].records;
     BOOST_TEST_REQUIRE(recs.size() == 6u);
-    BOOST_TEST(comet::matrix_kernel_points("shift_matrix", quick) == 6u);
+    BOOST_TEST(comet::kernels::matrix_kernel_points("shift_matrix", quick) == 6u);
     std::size_t i = 0;
     for (const char* dir : {"north", "east"})
         for (int dim : quick.dims) {
@@ -85,7 +85,12 @@ BOOST_AUTO_TEST_CASE(the_kernel_records_each_direction_and_dimension) {
             BOOST_TEST(rec.kernel == "shift_matrix");
             BOOST_TEST(
                 (rec.params ==
-                 comet::params{{"matrix_dim", std::int64_t{dim}}, {"nodes", std::int64_t{8}}, {"direction", dir}}));
+                 comet::params{{"matrix_dim", std::int64_t{dim}},
+                               {"nodes", std::int64_t{8}},
+                               {"form", "send_recv"},
+                               {"direction", dir},
+                               {"reduction", "max_over_ranks"},
+                               {"order", "round_robin"}}));
             BOOST_TEST_REQUIRE(rec.samples.size() == 2u);
             for (double s : rec.samples) BOOST_TEST((std::isfinite(s) && s > -1e-3 && s < 1.0));
         }
@@ -94,50 +99,54 @@ BOOST_AUTO_TEST_CASE(the_kernel_records_each_direction_and_dimension) {
     auto east = quick;
     east.directions = {shift_direction::east};
     east.dims = {4};
-    const auto e = run(2, [&](transport& t) { return comet::shift_matrix(t, east); });
+    const auto e = run(2, [&](transport& t) { return comet::kernels::shift_matrix(t, east); });
     BOOST_TEST_REQUIRE(e[0].size() == 1u);
     BOOST_TEST(*e[0].records[0].params.text("direction") == "east");
 }
 
 BOOST_AUTO_TEST_CASE(the_kernel_verifies_after_an_odd_number_of_shifts) {
-    // 1 + 2 x 3 = 7 shifts north on a 2-row mesh leave every block one row up: the kernel's
-    // expectation must count them all, and a corrupted message among them must be caught.
+    // fixed_sampling(2, 3): one untimed calibration run of 3 shifts, then 2 samples of 3, so
+    // 3 + 2 x 3 = 9 shifts north on a 2-row mesh leave every block one row up: the kernel's
+    // expectation must count them all, and a corrupted message among them (the 4th shift
+    // message rank 2 receives; a shift moves whole blocks, so the damage travels on to the
+    // end) must be caught.
     check_no_throw([&] {
         run(4, [](transport& t) {
-            comet::shift_matrix(
-                t, {.dims = {2}, .directions = {shift_direction::north}, .max_times = 3, .samples = 2, .warmup = 1});
+            comet::kernels::shift_matrix(
+                t, {.dims = {2}, .directions = {shift_direction::north}, .sampling = comet::fixed_sampling(2, 3)});
         });
     });
     BOOST_CHECK_EXCEPTION(
         run(4,
             [](transport& t) {
-                corrupting_transport<transport> ct(t, {.rank = 2, .nth = 4, .byte = 3, .mask = std::byte{0x40}});
-                comet::shift_matrix(
+                corrupting_transport<transport> ct(
+                    t, {.rank = 2, .tag = comet::kernels::default_matrix_tag, .nth = 4, .byte = 3, .mask = std::byte{0x40}});
+                comet::kernels::shift_matrix(
                     ct,
-                    {.dims = {2}, .directions = {shift_direction::north}, .max_times = 3, .samples = 2, .warmup = 1});
+                    {.dims = {2}, .directions = {shift_direction::north}, .sampling = comet::fixed_sampling(2, 3)});
             }),
-        comet::verification_error,
-        [](const auto& e) { return mentions(e, {"shift_matrix(north) x 7: verification failed"}); });
+        comet::kernels::verification_error,
+        [](const auto& e) { return mentions(e, {"shift_matrix(north) x 9: verification failed"}); });
 }
 
 BOOST_AUTO_TEST_CASE(errors_name_the_rank_and_the_value) {
     BOOST_CHECK_EXCEPTION(run(2,
                               [](transport& t) {
-                                  comet::distributed_matrix m(t, 2);
-                                  comet::shift_matrix(t, m, static_cast<shift_direction>(7));
+                                  comet::kernels::distributed_matrix m(t, 2);
+                                  comet::kernels::shift_matrix(t, m, static_cast<shift_direction>(7));
                               }),
                           comet::invalid_argument, [](const auto& e) {
                               return mentions(e, {"rank 0: shift_matrix: unknown direction 7 (north or east)"});
                           });
     BOOST_CHECK_EXCEPTION(run(2,
                               [](transport& t) {
-                                  comet::shift_matrix(t,
+                                  comet::kernels::shift_matrix(t,
                                                       {.dims = {2}, .directions = {static_cast<shift_direction>(2)}});
                               }),
                           comet::invalid_argument, [](const auto& e) { return mentions(e, {"unknown direction 2"}); });
     BOOST_CHECK_EXCEPTION(run(2,
                               [](transport& t) {
-                                  comet::shift_matrix(t, {.dims = {2, 0}});
+                                  comet::kernels::shift_matrix(t, {.dims = {2, 0}});
                               }),
                           comet::invalid_argument, [](const auto& e) {
                               return mentions(e, {"rank 0: shift_matrix: matrix dimension 0 is outside 1..16381"});

@@ -20,11 +20,11 @@ BOOST_AUTO_TEST_CASE(transposes_on_every_mesh_and_block_size) {
             BOOST_TEST_CONTEXT("nodes " << nodes << ", dim " << dim) {
                 check_no_throw([&] {
                     run(nodes, [&](transport& t) {
-                        comet::distributed_matrix m(t, dim);
-                        comet::transpose(t, m);
-                        comet::verify_all(t, m, comet::matrix_expectation::transpose(1));
-                        comet::transpose(t, m);
-                        comet::verify_all(t, m, comet::matrix_expectation::setup());
+                        comet::kernels::distributed_matrix m(t, dim);
+                        comet::kernels::transpose(t, m);
+                        comet::kernels::verify_all(t, m, comet::kernels::matrix_expectation::transpose(1));
+                        comet::kernels::transpose(t, m);
+                        comet::kernels::verify_all(t, m, comet::kernels::matrix_expectation::setup());
                     });
                 });
             }
@@ -34,36 +34,36 @@ BOOST_AUTO_TEST_CASE(transposes_on_every_mesh_and_block_size) {
 BOOST_AUTO_TEST_CASE(on_a_square_mesh_it_is_the_global_transpose) {
     // 3 x 3 mesh of 2 x 2 blocks: a 6 x 6 global matrix; every rank's block must hold Aᵀ.
     const auto r = run(9, [](transport& t) {
-        comet::distributed_matrix m(t, 2);
-        comet::transpose(t, m);
-        return std::make_pair(m.position(), comet::distributed_matrix::storage(m.local()));
+        comet::kernels::distributed_matrix m(t, 2);
+        comet::kernels::transpose(t, m);
+        return std::make_pair(m.position(), comet::kernels::distributed_matrix::storage(m.local()));
     });
     for (const auto& [pos, a] : r)
         for (int i = 1; i <= 2; ++i)
             for (int j = 1; j <= 2; ++j) {
                 const std::int64_t gi = pos.row * 2 + i - 1, gj = pos.col * 2 + j - 1;
-                BOOST_TEST(a(i, j) == comet::matrix_element_value(gj, gi));
+                BOOST_TEST(a(i, j) == comet::kernels::matrix_element_value(gj, gi));
             }
 }
 
 BOOST_AUTO_TEST_CASE(on_a_wide_mesh_each_square_half_is_transposed) {
     // 1 x 2 mesh: each node is a 1 x 1 square and transposes its own block: [A0ᵀ | A1ᵀ].
     const auto two = run(2, [](transport& t) {
-        comet::distributed_matrix m(t, 3);
-        comet::transpose(t, m);
-        return comet::distributed_matrix::storage(m.local());
+        comet::kernels::distributed_matrix m(t, 3);
+        comet::kernels::transpose(t, m);
+        return comet::kernels::distributed_matrix::storage(m.local());
     });
     BOOST_TEST(two[1](1, 2) ==
-               comet::matrix_element_value(1, 3));  // global (0, 4) <- square-local (1, 0) = global (1, 3)
+               comet::kernels::matrix_element_value(1, 3));  // global (0, 4) <- square-local (1, 0) = global (1, 3)
     // 3 x 6 mesh of 1 x 1 blocks: global (r, c) of the right half holds A(c - 3, r + 3).
     const auto eighteen = run(18, [](transport& t) {
-        comet::distributed_matrix m(t, 1);
-        comet::transpose(t, m);
+        comet::kernels::distributed_matrix m(t, 1);
+        comet::kernels::transpose(t, m);
         return std::make_pair(m.position(), m.local()(1, 1));
     });
     for (const auto& [pos, v] : eighteen) {
         const int base = pos.col / 3 * 3;
-        BOOST_TEST(v == comet::matrix_element_value(pos.col - base, base + pos.row));
+        BOOST_TEST(v == comet::kernels::matrix_element_value(pos.col - base, base + pos.row));
     }
 }
 
@@ -71,8 +71,8 @@ BOOST_AUTO_TEST_CASE(a_mesh_squares_cannot_tile_is_not_supported) {
     BOOST_CHECK_EXCEPTION(
         run(6,
             [](transport& t) {
-                comet::distributed_matrix m(comet::processor_mesh(2, 3, comet::mesh_mapping::row_major), t.rank(), 2);
-                comet::transpose(t, m);
+                comet::kernels::distributed_matrix m(comet::processor_mesh(2, 3, comet::mesh_mapping::row_major), t.rank(), 2);
+                comet::kernels::transpose(t, m);
             }),
         comet::not_supported, [](const auto& e) {
             return mentions(
@@ -88,11 +88,11 @@ BOOST_AUTO_TEST_CASE(a_corrupted_exchange_is_caught) {
         run(4,
             [](transport& t) {
                 corrupting_transport<transport> ct(t, {.rank = 1, .source = 2, .byte = 55, .mask = std::byte{0x80}});
-                comet::distributed_matrix m(t, 2);
-                comet::transpose(ct, m);
-                comet::verify_all(ct, m, comet::matrix_expectation::transpose(1));
+                comet::kernels::distributed_matrix m(t, 2);
+                comet::kernels::transpose(ct, m);
+                comet::kernels::verify_all(ct, m, comet::kernels::matrix_expectation::transpose(1));
             }),
-        comet::verification_error, [](const auto& e) {
+        comet::kernels::verification_error, [](const auto& e) {
             return mentions(e, {"rank 1: transpose x 1: verification failed at global element (1, 2) (local "
                                 "cell (2, 1) of rank 1 at mesh position (0, 1)): expected 134217730 (global "
                                 "element (2, 1)), found -134217730"});
@@ -101,13 +101,17 @@ BOOST_AUTO_TEST_CASE(a_corrupted_exchange_is_caught) {
 
 BOOST_AUTO_TEST_CASE(the_kernel_records_each_dimension) {
     for (int nodes : {2, 4}) {
-        const auto r = run(nodes, [](transport& t) { return comet::transpose(t, quick); });
+        const auto r = run(nodes, [](transport& t) { return comet::kernels::transpose(t, quick); });
         const auto& recs = r[0].records;
         BOOST_TEST_REQUIRE(recs.size() == 3u);
         for (std::size_t i = 0; i < 3; ++i) {
             BOOST_TEST(recs[i].kernel == "transpose");
             BOOST_TEST((recs[i].params ==
-                        comet::params{{"matrix_dim", std::int64_t{quick.dims[i]}}, {"nodes", std::int64_t{nodes}}}));
+                        comet::params{{"matrix_dim", std::int64_t{quick.dims[i]}},
+                                      {"nodes", std::int64_t{nodes}},
+                                      {"form", "send_recv"},
+                                      {"reduction", "max_over_ranks"},
+                                      {"order", "round_robin"}}));
             BOOST_TEST_REQUIRE(recs[i].samples.size() == 2u);
             for (double s : recs[i].samples) BOOST_TEST((std::isfinite(s) && s > -1e-3 && s < 1.0));
         }
@@ -115,21 +119,25 @@ BOOST_AUTO_TEST_CASE(the_kernel_records_each_dimension) {
 }
 
 BOOST_AUTO_TEST_CASE(the_kernel_counts_the_transposes_it_verifies) {
-    // warmup 0 + 1 x 1 transposes: odd; warmup 1 + 1 x 1: even. Both verify.
-    for (std::size_t warmup : {0u, 1u})
+    // fixed_sampling(S, 1) runs one untimed calibration transpose, then S samples of one:
+    // S = 1 gives 2 transposes (even: the setup again), S = 2 gives 3 (odd). Both verify.
+    for (std::size_t samples : {1u, 2u})
         check_no_throw([&] {
             run(4, [&](transport& t) {
-                comet::transpose(t, {.dims = {3}, .max_times = 1, .samples = 1, .warmup = warmup});
+                comet::kernels::transpose(t, {.dims = {3}, .sampling = comet::fixed_sampling(samples, 1)});
             });
         });
+    // A damaged transpose message is caught: the second (last) one rank 2 receives, since the
+    // transpose after a damaged one would carry the damage to rank 2's partner.
     BOOST_CHECK_EXCEPTION(
         run(4,
             [](transport& t) {
-                corrupting_transport<transport> ct(t, {.rank = 2, .byte = 8});
-                comet::transpose(ct, {.dims = {3}, .max_times = 1, .samples = 1, .warmup = 0});
+                corrupting_transport<transport> ct(
+                    t, {.rank = 2, .tag = comet::kernels::default_matrix_tag, .nth = 2, .byte = 8});
+                comet::kernels::transpose(ct, {.dims = {3}, .sampling = comet::fixed_sampling(1, 1)});
             }),
-        comet::verification_error, [](const auto& e) {
-            return mentions(e, {"rank 2: transpose x 1: verification failed at west guard cell (1, 0) of rank 2"});
+        comet::kernels::verification_error, [](const auto& e) {
+            return mentions(e, {"rank 2: transpose x 2: verification failed at west guard cell (1, 0) of rank 2"});
         });
 }
 

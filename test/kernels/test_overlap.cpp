@@ -20,8 +20,8 @@ using comet::threads::transport;
 using comet_test::mentions;
 using counting = kernel_counting::counting_transport<transport>;
 
-inline const comet::overlap_config quick{
-    .sizes = {0, 2536, 20000}, .vector_lengths = {0, 100, 5000}, .max_times = 5, .samples = 2, .warmup = 1};
+inline const comet::kernels::overlap_config quick{
+    .sizes = {0, 2536, 20000}, .vector_lengths = {0, 100, 5000}, .sampling = comet::fixed_sampling(2, 5)};
 
 inline bool plausible(const std::vector<double>& samples) {
     for (double s : samples)
@@ -34,10 +34,10 @@ struct outcome {
     kernel_counting::counts counts;
 };
 
-inline std::vector<outcome> run_counted(int nodes, const comet::overlap_config& cfg) {
+inline std::vector<outcome> run_counted(int nodes, const comet::kernels::overlap_config& cfg) {
     return run(nodes, [&](transport& t) {
         counting c(t);
-        return outcome{comet::overlap(c, cfg), c.c};
+        return outcome{comet::kernels::overlap(c, cfg), c.c};
     });
 }
 
@@ -63,13 +63,24 @@ BOOST_AUTO_TEST_CASE(records_for_the_baseline_and_both_modes_over_the_grid) {
                 BOOST_TEST(*rec.params.text("mode") == "daxpy");
                 BOOST_TEST(*rec.params.integer("nodes") == nodes);
                 BOOST_TEST(*rec.params.integer("hops") == 1);
+                BOOST_TEST(rec.params.size() == 6u);  // and the engine's reduction and order
+                BOOST_TEST(*rec.params.text("reduction") == "test_node");
+                BOOST_TEST(*rec.params.text("order") == "round_robin");
+                BOOST_TEST(rec.samples.size() == 2u);
+                BOOST_TEST(rec.iterations == 5u);
                 BOOST_TEST(plausible(rec.samples));
             }
             for (std::int64_t size : {0, 2536, 20000})
                 for (std::int64_t n : {0, 100, 5000})
                     for (const char* mode : {"sync", "async"}) {
                         const auto& rec = records[i++];
-                        BOOST_TEST(rec.params.size() == 5u);
+                        // {size, vector_length, mode, nodes, hops, reduction, order}, and the
+                        // sync mode's swap form (the threads transport's buffered sends).
+                        const bool sync = std::string_view(mode) == "sync";
+                        BOOST_TEST(rec.params.size() == (sync ? 8u : 7u));
+                        if (sync) BOOST_TEST(*rec.params.text("form") == "send_recv");
+                        BOOST_TEST(*rec.params.text("reduction") == "test_node");
+                        BOOST_TEST(*rec.params.text("order") == "round_robin");
                         BOOST_TEST(*rec.params.integer("size") == size);
                         BOOST_TEST(*rec.params.integer("vector_length") == n);
                         BOOST_TEST(*rec.params.text("mode") == mode);
@@ -83,9 +94,15 @@ BOOST_AUTO_TEST_CASE(records_for_the_baseline_and_both_modes_over_the_grid) {
 
 BOOST_AUTO_TEST_CASE(daxpy_goes_through_compute_and_the_modes_use_the_right_calls) {
     const auto r = run_counted(4, quick);
-    const std::size_t iterations = 1 + 2 * 5;  // warmup + samples · max_times, per point
-    const std::size_t grid = 3 * 3;            // sizes × vector lengths
+    // quick is fixed_sampling(2, 5): every point runs one untimed calibration run of 5
+    // iterations, then 2 samples of 5 (the test node's repeat loop runs its body 5 times per
+    // run, its empty loop never; the partner runs the body as often).
+    const std::size_t iterations = (1 + 2) * 5;  // per point
+    const std::size_t grid = 3 * 3;              // sizes × vector lengths
     const std::size_t lengths = 0 + 100 + 5000;
+    // The engine's decisions go from the test node to its partner: 3 baseline points and both
+    // modes over the grid.
+    const std::size_t decisions = kernel_counting::engine_decisions(3 + 2 * grid, 2);
     for (int rank : {0, 1}) {  // the test node and its partner, hop_node(0, 1) = 1
         BOOST_TEST_CONTEXT("rank " << rank) {
             const auto& c = r[static_cast<std::size_t>(rank)].counts;
@@ -95,10 +112,13 @@ BOOST_AUTO_TEST_CASE(daxpy_goes_through_compute_and_the_modes_use_the_right_call
             // Figure 3.9: the asynchronous mode posts a send and a receive per iteration ...
             BOOST_TEST(c.isends == grid * iterations);
             BOOST_TEST(c.irecvs == grid * iterations);
-            // ... figure 3.8: the synchronous one sends and receives; the baseline's start
-            // signal goes from the partner to the test node once per vector length.
-            BOOST_TEST(c.sends == grid * iterations + (rank == 1 ? 3u : 0u));
-            BOOST_TEST(c.recvs == grid * iterations + (rank == 0 ? 3u : 0u));
+            // ... figure 3.8: the synchronous one sends (buffered) and receives. The baseline
+            // sends nothing of its own: the two nodes start its samples on the engine's messages.
+            BOOST_TEST(c.sends == grid * iterations);
+            BOOST_TEST(c.recvs == grid * iterations);
+            // Each decision goes from the test node to its partner, which answers it.
+            BOOST_TEST(c.engine_sends == decisions);
+            BOOST_TEST(c.engine_recvs == decisions);
         }
     }
     for (int rank : {2, 3}) {
@@ -116,7 +136,9 @@ BOOST_AUTO_TEST_CASE(without_baseline_and_with_another_pair) {
     const auto r = run_counted(8, cfg);
     BOOST_TEST(r[5].records.size() == 3u * 3u * 2u);
     BOOST_TEST(*r[5].records.records[0].params.integer("hops") == 2);
-    BOOST_TEST(r[6].counts.computes == 1 + 2 * 9 * (1 + 2 * 5u));
+    // The first touch, then both modes over the 3 × 3 grid, (1 + 2) × 5 iterations each.
+    BOOST_TEST(r[6].counts.computes == 1 + 2 * 9 * ((1 + 2) * 5u));
+    BOOST_TEST(r[6].counts.engine_recvs == kernel_counting::engine_decisions(2 * 9, 2));
     BOOST_TEST(r[0].counts.computes == 0u);
 }
 
@@ -134,13 +156,13 @@ BOOST_AUTO_TEST_CASE(on_point_sees_each_record) {
     cfg.sizes = {8};
     cfg.vector_lengths = {10};
     cfg.on_point = [&](const comet::record& rec) { seen.push_back(*rec.params.text("mode")); };
-    run(2, [&](transport& t) { comet::overlap(t, cfg); });
+    run(2, [&](transport& t) { comet::kernels::overlap(t, cfg); });
     BOOST_TEST(seen == (std::vector<std::string>{"daxpy", "sync", "async"}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(bad_inputs_name_the_value_and_rank) {
-    const auto fails_with = [](int nodes, const comet::overlap_config& cfg, std::initializer_list<const char*> words) {
-        BOOST_CHECK_EXCEPTION(run(nodes, [&](transport& t) { comet::overlap(t, cfg); }), comet::invalid_argument,
+    const auto fails_with = [](int nodes, const comet::kernels::overlap_config& cfg, std::initializer_list<const char*> words) {
+        BOOST_CHECK_EXCEPTION(run(nodes, [&](transport& t) { comet::kernels::overlap(t, cfg); }), comet::invalid_argument,
                               [&](const auto& e) { return mentions(e, words); });
     };
     fails_with(1, quick, {"rank 0", "overlap needs at least 2 ranks; the group has 1"});
@@ -159,11 +181,14 @@ BOOST_AUTO_TEST_CASE(bad_inputs_name_the_value_and_rank) {
     c.test_node = 2;
     fails_with(2, c, {"overlap: test node 2 is outside 0..1"});
     c = quick;
-    c.max_times = 0;
-    fails_with(2, c, {"overlap: max_times must be at least 1"});
+    c.sampling = {.max_samples = 2};  // below the default min_samples of 15
+    fails_with(2, c, {"overlap: sampling.max_samples = 2 is below min_samples = 15"});
     c = quick;
-    c.samples = 0;
-    fails_with(2, c, {"overlap: samples must be at least 1"});
+    c.sampling.min_samples = 0;
+    fails_with(2, c, {"overlap: sampling.min_samples must be at least 1, got 0"});
+    c = quick;
+    c.sampling.warmup_seconds = -1.0;
+    fails_with(2, c, {"overlap: sampling.warmup_seconds = -1 is not >= 0 seconds"});
     c = quick;
     c.tag = 32768;
     fails_with(2, c, {"overlap: tag 32768 is outside 0..32767"});

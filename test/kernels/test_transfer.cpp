@@ -20,7 +20,7 @@ BOOST_AUTO_TEST_CASE(default_hops_follow_the_group) {
         auto cfg = quick;
         cfg.sizes = {8};
         cfg.test_node = test_node;
-        const auto r = run(nodes, [&](transport& t) { return comet::echo(t, cfg); });
+        const auto r = run(nodes, [&](transport& t) { return comet::kernels::echo(t, cfg); });
         std::vector<std::int64_t> hops;
         for (const auto& rec : r[static_cast<std::size_t>(test_node)].records) hops.push_back(*rec.params.integer("hops"));
         return hops;
@@ -35,13 +35,35 @@ BOOST_AUTO_TEST_CASE(on_point_sees_each_record) {
     std::vector<std::string> seen;
     auto cfg = quick;
     cfg.on_point = [&](const comet::record& rec) { seen.push_back(rec.kernel + std::to_string(*rec.params.integer("size"))); };
-    run(2, [&](transport& t) { comet::echo(t, cfg); });
+    run(2, [&](transport& t) { comet::kernels::echo(t, cfg); });
     BOOST_TEST(seen == (std::vector<std::string>{"echo0", "echo8", "echo100", "echo5000"}), boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(a_shuffled_order_is_recorded_with_its_seed_and_the_records_stay_in_point_order) {
+    auto cfg = quick;
+    cfg.sampling.order = comet::interleave::shuffle;
+    cfg.sampling.seed = 7;
+    const auto r = run(4, [&](transport& t) { return comet::kernels::echo(t, cfg); });
+    const auto& records = r[0].records;
+    BOOST_REQUIRE_EQUAL(records.size(), 2u * 4u);  // hops 1, 2 of 4 nodes, 4 sizes
+    std::size_t i = 0;
+    for (std::int64_t h : {1, 2})
+        for (std::int64_t size : {0, 8, 100, 5000}) {
+            const auto& rec = records[i++];
+            BOOST_TEST(*rec.params.integer("hops") == h);
+            BOOST_TEST(*rec.params.integer("size") == size);
+            BOOST_TEST(*rec.params.text("order") == "shuffle");
+            BOOST_TEST(*rec.params.integer("seed") == 7);
+            BOOST_TEST(rec.samples.size() == 2u);
+        }
+    // Round robin records no seed: it would say nothing.
+    const auto rr = run(2, [&](transport& t) { return comet::kernels::echo(t, quick); });
+    BOOST_TEST(!rr[0].records.at(0).params.contains("seed"));
+}
+
 BOOST_AUTO_TEST_CASE(bad_inputs_name_the_value_and_rank) {
-    const auto fails_with = [](int nodes, comet::transfer_config cfg, std::initializer_list<const char*> words) {
-        BOOST_CHECK_EXCEPTION(run(nodes, [&](transport& t) { comet::echo(t, cfg); }), comet::invalid_argument,
+    const auto fails_with = [](int nodes, comet::kernels::transfer_config cfg, std::initializer_list<const char*> words) {
+        BOOST_CHECK_EXCEPTION(run(nodes, [&](transport& t) { comet::kernels::echo(t, cfg); }), comet::invalid_argument,
                               [&](const auto& e) { return mentions(e, words); });
     };
     fails_with(1, quick, {"rank 0", "echo needs at least 2 ranks; the group has 1"});
@@ -56,12 +78,16 @@ BOOST_AUTO_TEST_CASE(bad_inputs_name_the_value_and_rank) {
     c = quick;
     c.test_node = 2;
     fails_with(2, c, {"test node 2 is outside 0..1"});
+    // Sampling values fail in check_sampling, which names the kernel, the field and its value.
     c = quick;
-    c.max_times = 0;
-    fails_with(2, c, {"max_times must be at least 1"});
+    c.sampling = {.max_samples = 2};  // below the default min_samples of 15
+    fails_with(2, c, {"rank 0", "echo: sampling.max_samples = 2 is below min_samples = 15"});
     c = quick;
-    c.samples = 0;
-    fails_with(2, c, {"samples must be at least 1"});
+    c.sampling.min_samples = 0;
+    fails_with(2, c, {"echo: sampling.min_samples must be at least 1, got 0"});
+    c = quick;
+    c.sampling.iterations = 2'000'000'000;
+    fails_with(2, c, {"echo: sampling.iterations = 2000000000 is over 10^9"});
     c = quick;
     c.tag = 40000;
     fails_with(2, c, {"tag 40000"});

@@ -1,16 +1,24 @@
-// Tests of comet/transport/mpi.hpp, run by ctest under mpiexec with 2, 3 and 4 processes
-// (test/mpi/tests.cmake): the conformance suite on the whole job, then what is particular to
-// MPI — the buffering protocol (asks, held messages, stale asks), truncation on each receive
-// path, requests dropped while pending, collectives on every rank, the kernels and run_suite.
+// Tests of comet/transport/mpi.hpp and comet/transport/decorators/buffered.hpp, run by ctest
+// under mpiexec with 1 to 5 processes (test/mpi/tests.cmake):
+//   - the conformance suite on the thin transport, on the transport with the truncation guard
+//     and on comet::buffered over it, each check on a group of the size it asks for (the first
+//     processes of the job; a check wanting more processes than the job has is skipped);
+//   - what is particular to MPI, on the whole job: the real MPI calls behind each member
+//     (rsend into a posted receive, sendrecv both ways, gather and the reductions' values),
+//     truncation errors on every receive path, the truncation guard keeping bytes past the
+//     buffer untouched, requests dropped while pending, the buffered decorator, issue 16's MPI
+//     hang examples as regression tests, and the kernels and run_suite on the job.
 // Every process runs every test; rank 0 logs progress, the others only failures. A check that
-// throws inside comet::mpi::run ends the job (MPI_Abort) with the rank and the message, so a
+// throws inside comet::mpi::run ends the job (MPI_Abort) naming the rank and the message, so a
 // broken rule fails the test instead of hanging it. The `failure` suite is disabled: ctest runs
 // its cases on their own and checks that the job ends non-zero, naming the rank.
 #include <comet/kernels/echo.hpp>
 #include <comet/kernels/exchange.hpp>
 #include <comet/kernels/matrix/matrix.hpp>
+#include <comet/ops/ops.hpp>
 #include <comet/suite/suite.hpp>
 #include <comet/testing/conformance.hpp>
+#include <comet/transport/decorators/buffered.hpp>
 #include <comet/transport/mpi.hpp>
 
 #include <boost/mpi/communicator.hpp>
@@ -22,9 +30,12 @@
 #include "../support/messages.hpp"
 #include "../support/suite_config.hpp"
 
+#include <chrono>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace mpi_test {
@@ -40,19 +51,63 @@ struct mpi_setup {
     }
 };
 
-/// The conformance runner: the group is the whole job (ranks() = its size).
-struct world_runner {
-    static constexpr bool catches_failures = false;  // a failing rank ends the job (MPI_Abort)
-    static constexpr bool detects_deadlock = false;  // MPI reports no deadlock; ctest's TIMEOUT does
-    int ranks() const { return boost::mpi::communicator{}.size(); }
-    template <class F>
-    void operator()(int, F&& body) const {
-        comet::mpi::run(body);
-    }
-};
-
 using comet::mpi::transport;
 using comet_test::mentions;
+
+/// Waits for every process of `world`, sleeping between looks: a job may have more processes
+/// than cores, and the ones outside a check's group must leave the cores to it.
+inline void wait_quietly(MPI_Comm world) {
+    MPI_Request done = MPI_REQUEST_NULL;
+    MPI_Ibarrier(world, &done);
+    for (int finished = 0;;) {
+        MPI_Test(&done, &finished, MPI_STATUS_IGNORE);
+        if (finished) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
+/// Runs `fn(transport&)` on the first `wanted` processes of the job, on a communicator of
+/// their own; the others wait. Skipped everywhere if the job is smaller.
+template <class F>
+void on_first(int wanted, comet::mpi::options o, F&& fn) {
+    const boost::mpi::communicator world;
+    if (wanted > world.size()) {
+        BOOST_TEST_MESSAGE("skipped on " << world.size() << " processes: needs " << wanted);
+        return;
+    }
+    MPI_Comm sub = MPI_COMM_NULL;
+    MPI_Comm_split(world, world.rank() < wanted ? 0 : MPI_UNDEFINED, world.rank(), &sub);
+    if (sub != MPI_COMM_NULL) {
+        const boost::mpi::communicator group(sub, boost::mpi::comm_take_ownership);
+        comet::mpi::run(group, o, fn);
+    }
+    wait_quietly(world);
+}
+
+/// The conformance runners: the thin transport, the guarded one, and comet::buffered over the
+/// guarded one. A failing rank ends the job (MPI_Abort); MPI reports no deadlock (ctest's
+/// TIMEOUT does).
+struct thin_runner {
+    template <class F>
+    void operator()(int ranks, F&& body) const {
+        on_first(ranks, {}, body);
+    }
+};
+struct guarded_runner {
+    template <class F>
+    void operator()(int ranks, F&& body) const {
+        on_first(ranks, {.guard_truncation = true}, body);
+    }
+};
+struct buffered_runner {
+    template <class F>
+    void operator()(int ranks, F&& body) const {
+        on_first(ranks, {.guard_truncation = true}, [&](transport& t) {
+            comet::buffered b(t);
+            body(b);
+        });
+    }
+};
 
 std::vector<std::byte> pattern(std::size_t n, int seed) {
     std::vector<std::byte> v(n);
@@ -61,19 +116,26 @@ std::vector<std::byte> pattern(std::size_t n, int seed) {
 }
 
 /// Throws (ending the job, naming the rank) unless `ok`.
-template <class... Parts>
-void require(const transport& t, bool ok, const Parts&... parts) {
+template <class T, class... Parts>
+void require(const T& t, bool ok, const Parts&... parts) {
     if (!ok) comet::raise<std::logic_error>(t.rank(), parts...);
 }
 
-void require_pattern(const transport& t, const std::vector<std::byte>& got, std::size_t n, int seed, const char* what) {
+template <class T>
+void require_pattern(const T& t, const std::vector<std::byte>& got, std::size_t n, int seed, const char* what) {
     const auto want = pattern(n, seed);
     require(t, got.size() >= n && std::memcmp(got.data(), want.data(), n) == 0, what, ": the ", n, " bytes differ from what was sent");
 }
 
+template <class T>
+void require_status(const T& t, const comet::status& s, int source, int tag, std::size_t size, const char* what) {
+    require(t, s.source == source && s.tag == tag && s.size == size, what, ": status {", s.source, ", ", s.tag, ", ", s.size,
+            "}, expected {", source, ", ", tag, ", ", size, "}");
+}
+
 /// Runs `body` expecting truncation_error mentioning every word; throws otherwise.
-template <class Body>
-void require_truncation(const transport& t, Body&& body, std::initializer_list<const char*> words) {
+template <class T, class Body>
+void require_truncation(const T& t, Body&& body, std::initializer_list<const char*> words) {
     try {
         body();
     } catch (const comet::truncation_error& e) {
@@ -90,12 +152,31 @@ constexpr std::size_t mib = std::size_t{1} << 20;
 using mpi_test::mpi_setup;
 BOOST_TEST_GLOBAL_FIXTURE(mpi_setup);
 
-COMET_TRANSPORT_CONFORMANCE(mpi_conformance, mpi_test::world_runner{})
+// The thin transport's receive_buffer_sizes check receives 100,000 bytes into 10: on a
+// single-copy path Open MPI writes the message past the buffer (see comet/transport/mpi.hpp),
+// so tests.cmake runs that one case in a job of its own with single copy off.
+COMET_TRANSPORT_CONFORMANCE(mpi_conformance, mpi_test::thin_runner{})
+COMET_TRANSPORT_CONFORMANCE(mpi_guarded_conformance, mpi_test::guarded_runner{})
+COMET_TRANSPORT_CONFORMANCE(mpi_buffered_conformance, mpi_test::buffered_runner{})
 
 BOOST_AUTO_TEST_SUITE(mpi)
 
 using namespace mpi_test;
 using comet::mpi::run;
+
+BOOST_AUTO_TEST_CASE(the_transport_types) {
+    static_assert(comet::transport<transport>);
+    static_assert(!comet::buffered_send_transport<transport>, "MPI_Send may wait: the thin transport has no bsend");
+    using buffered = comet::buffered<transport>;
+    static_assert(comet::buffered_send_transport<buffered> && comet::sendrecv_transport<buffered> &&
+                  comet::synchronous_send_transport<buffered> && comet::ready_send_transport<buffered> &&
+                  comet::nonblocking_collective_transport<buffered> && comet::progress_transport<buffered>);
+    static_assert(comet::ops::barrier.implementation_for<transport>() == comet::ops::implementation::native);
+    static_assert(comet::ops::recv.implementation_for<transport>() == comet::ops::implementation::native);
+    static_assert(comet::ops::gather.implementation_for<transport>() == comet::ops::implementation::native);
+    static_assert(comet::ops::allreduce_min.implementation_for<transport>() == comet::ops::implementation::native);
+    BOOST_TEST(true);
+}
 
 BOOST_AUTO_TEST_CASE(run_returns_this_ranks_result) {
     const boost::mpi::communicator world;
@@ -113,6 +194,9 @@ BOOST_AUTO_TEST_CASE(identity_and_clock) {
         require(t, t.clock_is_global() == (found && *global != 0), "clock_is_global() disagrees with MPI_WTIME_IS_GLOBAL");
         const double a = t.now(), b = MPI_Wtime(), c = t.now();
         require(t, a <= b && b <= c, "now() is not MPI_Wtime");
+        int same = 0;
+        MPI_Comm_compare(t.native(), world, &same);
+        require(t, same == MPI_CONGRUENT, "the transport's communicator is not a duplicate of the one given");
     });
 }
 
@@ -121,14 +205,14 @@ BOOST_AUTO_TEST_CASE(identity_and_clock) {
 BOOST_AUTO_TEST_CASE(traffic_stays_off_the_callers_communicator) {
     run([](transport& t) {
         const boost::mpi::communicator world;
+        if (t.size() < 2) return;
         std::vector<std::byte> theirs(16);
         MPI_Request user = MPI_REQUEST_NULL;
         MPI_Irecv(theirs.data(), 16, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, world, &user);
         const int next = (t.rank() + 1) % t.size(), prev = (t.rank() + t.size() - 1) % t.size();
         for (std::size_t n : {std::size_t{8}, mib}) {
             std::vector<std::byte> in(n);
-            t.send(next, 5, pattern(n, t.rank()));
-            t.recv(prev, 5, in);
+            t.sendrecv(next, 5, pattern(n, t.rank()), prev, 5, in);
             require_pattern(t, in, n, prev, "ring message");
         }
         int done = 0;
@@ -137,284 +221,259 @@ BOOST_AUTO_TEST_CASE(traffic_stays_off_the_callers_communicator) {
         MPI_Cancel(&user);
         MPI_Wait(&user, MPI_STATUS_IGNORE);
         t.barrier();  // every rank has looked before rank 0 sends on the original communicator
-        // And a message of the caller's own, on the original communicator, is not comet's.
         if (t.rank() == 0) MPI_Send(theirs.data(), 4, MPI_BYTE, 1, 5, world);
         t.barrier();
-        require(t, !t.probe(comet::any_source, comet::any_tag).has_value(), "comet saw the caller's message");
+        require(t, !t.iprobe(comet::any_source, comet::any_tag).has_value(), "comet saw the caller's message");
         if (t.rank() == 1) MPI_Recv(theirs.data(), 16, MPI_BYTE, 0, 5, world, MPI_STATUS_IGNORE);
     });
 }
 
-// A receive posted before its message (MPI reports the size), one whose message was held as a
-// handle, and one whose message was taken into storage after its sender asked: each raises
-// truncation_error naming this rank, the message's size and the buffer's, and consumes the
-// message, so that what follows arrives.
-BOOST_AUTO_TEST_CASE(truncation_on_every_receive_path) {
+// MPI_Rsend and MPI_Irsend into a receive posted before (the ready-send contract), at eager
+// and rendezvous sizes; MPI_Ssend completing once received.
+BOOST_AUTO_TEST_CASE(ready_and_synchronous_sends) {
     run([](transport& t) {
-        if (t.rank() > 1) return;
-        std::vector<std::byte> in(64);
-        const std::span<std::byte> ten(in.data(), 10);
-        if (t.rank() == 1) {
-            auto posted = t.irecv(0, 5, ten);
-            t.send(0, 1, pattern(1, 1));  // "posted"
-            require_truncation(t, [&] { t.wait(posted); }, {"rank 1:", "100-byte", "10-byte", "rank 0"});
-            // Held as a handle: probed (drained) before the receive.
-            while (!t.probe(0, 6)) {
-            }
-            require_truncation(t, [&] { t.recv(0, 6, ten); }, {"rank 1:", "5000-byte", "10-byte"});
-            // In storage: rank 0 is blocked sending it and asks; this rank takes it while it
-            // waits for tag 8, sent after.
-            std::vector<std::byte> one(1);
-            t.recv(0, 8, one);
-            require_truncation(t, [&] { t.recv(0, 7, ten); }, {"rank 1:", "1048576-byte", "10-byte"});
-            auto late = t.irecv(0, 9, ten);  // its message may be held already: reported by wait
-            require_truncation(t, [&] { t.wait(late); }, {"rank 1:", "200-byte"});
-            t.recv(0, 10, in);
-            require_pattern(t, in, 64, 10, "message after the truncations");
-        } else {
-            t.recv(1, 1, in);
-            t.send(1, 5, pattern(100, 5));
-            t.send(1, 6, pattern(5000, 6));
-            t.send(1, 7, pattern(mib, 7));
-            t.send(1, 8, pattern(1, 8));
-            t.send(1, 9, pattern(200, 9));
-            t.send(1, 10, pattern(64, 10));
-        }
-    });
-}
-
-// Messages around the size where they start to travel as head and tail, through each way of
-// receiving: a blocking recv posted to MPI, an irecv, a message held before its receive, a
-// blocking recv behind an irecv of the same tag (post order), and too small a buffer for each
-// (including one smaller than a head).
-BOOST_AUTO_TEST_CASE(split_messages_on_every_path) {
-    run([](transport& t) {
-        if (t.rank() > 1) return;
-        const std::size_t sizes[] = {1023, 1024, 1025, 1026, 2049, 70000};
-        std::vector<std::byte> in(70000), other(70000);
-        std::vector<std::byte> one(1);
-        if (t.rank() == 1) {
-            int seed = 0;
-            for (std::size_t n : sizes) {
-                t.recv(0, 1, in);  // posted to MPI before the message comes
-                require_pattern(t, in, n, ++seed, "blocking recv");
-                auto r = t.irecv(0, 2, in);
-                t.send(0, 9, one);
-                require(t, t.wait(r).size == n, "irecv size");
-                require_pattern(t, in, n, ++seed, "irecv");
-                while (!t.probe(0, 3)) {
-                }
-                require(t, t.probe(0, 3)->size == n, "probe size of a held message");
-                t.recv(0, 3, in);
-                require_pattern(t, in, n, ++seed, "held message");
-                auto first = t.irecv(0, 4, other);
-                const comet::status s = t.recv(0, 4, in);  // posted after `first`: the second message
-                require(t, t.wait(first).size == n && s.size == n, "post order sizes");
-                require_pattern(t, other, n, ++seed, "first of two");
-                require_pattern(t, in, n, ++seed, "second of two");
-                for (std::size_t cap : {n - 1, std::size_t{10}}) {
-                    const std::string size = std::to_string(n) + "-byte", room = std::to_string(cap) + "-byte";
-                    require_truncation(t, [&] { t.recv(0, 5, std::span(in.data(), cap)); }, {"rank 1:", size.c_str(), room.c_str()});
-                    auto r2 = t.irecv(0, 6, std::span(in.data(), cap));
-                    require_truncation(t, [&] { t.wait(r2); }, {"rank 1:", size.c_str(), room.c_str()});
-                }
-                t.send(0, 9, one);
-            }
-        } else {
-            int seed = 0;
-            for (std::size_t n : sizes) {
-                t.send(1, 1, pattern(n, ++seed));
-                t.recv(1, 9, one);
-                t.send(1, 2, pattern(n, ++seed));
-                t.send(1, 3, pattern(n, ++seed));
-                t.send(1, 4, pattern(n, ++seed));
-                t.send(1, 4, pattern(n, ++seed));
-                for (int k = 0; k < 2; ++k) {
-                    t.send(1, 5, pattern(n, 0));
-                    t.send(1, 6, pattern(n, 0));
-                }
-                t.recv(1, 9, one);
+        if (t.rank() > 1 || t.size() < 2) return;
+        const int peer = 1 - t.rank();
+        std::vector<std::byte> in(mib), go(1);
+        for (std::size_t n : {std::size_t{0}, std::size_t{8}, std::size_t{5000}, mib}) {
+            if (t.rank() == 1) {
+                auto a = t.irecv(peer, 1, in);
+                std::vector<std::byte> second(n);
+                auto b = t.irecv(peer, 2, second);
+                t.send(peer, 9, go);  // both receives are posted
+                require_status(t, t.wait(a), peer, 1, n, "rsend");
+                require_pattern(t, in, n, 1, "rsend");
+                require_status(t, t.wait(b), peer, 2, n, "irsend");
+                require_pattern(t, second, n, 2, "irsend");
+                t.recv(peer, 3, in);
+                require_pattern(t, in, n, 3, "ssend");
+            } else {
+                t.recv(peer, 9, go);
+                t.rsend(peer, 1, pattern(n, 1));
+                const auto out = pattern(n, 2);
+                auto r = t.irsend(peer, 2, out);
+                require_status(t, t.wait(r), peer, 2, n, "irsend's own status");
+                t.ssend(peer, 3, pattern(n, 3));
             }
         }
     });
 }
 
-// Sends that MPI cannot complete without a receive (rendezvous sizes) complete anyway when the
-// receiver is blocked elsewhere: in a receive for a later message, in a barrier, or sending
-// itself; and to oneself.
-BOOST_AUTO_TEST_CASE(sends_complete_while_the_receiver_waits_elsewhere) {
-    run([](transport& t) {
-        const int p = t.size(), me = t.rank();
-        std::vector<std::byte> in(mib);
-        // Received in the reverse order of sending.
-        if (me == 0) {
-            for (int tag : {1, 2, 3}) t.send(1, tag, pattern(tag == 3 ? 8 : mib, tag));
-        } else if (me == 1) {
-            for (int tag : {3, 2, 1}) {
-                const comet::status s = t.recv(0, tag, in);
-                require(t, s.source == 0 && s.tag == tag && s.size == (tag == 3 ? 8 : mib), "reverse-order receive status");
-                require_pattern(t, in, s.size, tag, "reverse-order receive");
-            }
-        }
-        // Sent before a barrier, received after it.
-        if (me == 0) t.send(1, 4, pattern(mib, 4));
-        t.barrier();
-        if (me == 1) {
-            t.recv(0, 4, in);
-            require_pattern(t, in, mib, 4, "message sent before a barrier");
-        }
-        // To oneself.
-        t.send(me, 5, pattern(mib, 50 + me));
-        t.recv(me, 5, in);
-        require_pattern(t, in, mib, 50 + me, "message to oneself");
-        // Everyone sends to everyone first, then receives from everyone.
-        const std::size_t n = 256 * 1024;
-        for (int k = 1; k < p; ++k) t.send((me + k) % p, 6, pattern(n, me * 100 + (me + k) % p));
-        for (int k = 1; k < p; ++k) {
-            const int from = (me - k + p) % p;
-            t.recv(from, 6, in);
-            require_pattern(t, in, n, from * 100 + me, "all-to-all message");
-        }
-    });
-}
-
-// A sender blocked in a buffered send asks for that message only: its earlier issend, held as
-// a handle on the way, stays incomplete until the receiver really receives it.
-BOOST_AUTO_TEST_CASE(an_ask_takes_only_the_blocked_message) {
-    run([](transport& t) {
-        if (t.rank() > 1) return;
-        std::vector<std::byte> in(mib);
-        if (t.rank() == 0) {
-            const auto sync = pattern(5000, 41);
-            auto r = t.issend(1, 41, sync);
-            t.send(1, 44, pattern(mib, 44));  // rank 1 is receiving tag 45 meanwhile: it must ask
-            const double until = t.now() + 0.02;
-            while (t.now() < until) require(t, !t.test(r).has_value(), "the issend completed before it was received");
-            t.send(1, 45, pattern(1, 45));
-            t.wait(r);
-        } else {
-            t.recv(0, 45, in);
-            t.recv(0, 44, in);
-            require_pattern(t, in, mib, 44, "the asked-for message");
-            t.recv(0, 41, in);
-            require_pattern(t, in, 5000, 41, "the issend message");
-        }
-    });
-}
-
-// An ask can meet an any_tag receive that is posted to MPI; such an ask is stale and must not
-// complete the receive: it is dropped and the receive goes on. Rank 1 computes without calling
-// MPI, so rank 0's 1 MiB send cannot complete and asks.
-BOOST_AUTO_TEST_CASE(a_stale_ask_is_not_a_message) {
-    run([](transport& t) {
-        if (t.rank() > 1) return;
-        std::vector<std::byte> big(mib), small(64);
-        if (t.rank() == 1) {
-            auto r1 = t.irecv(0, 7, big);
-            auto r2 = t.irecv(0, comet::any_tag, small);
-            t.send(0, 1, pattern(1, 1));
-            t.compute(comet::work::busy(0.03));
-            t.wait(r1);
-            require_pattern(t, big, mib, 7, "message of the posted receive");
-            const comet::status s = t.wait(r2);
-            require(t, s.source == 0 && s.tag == 9 && s.size == 8, "any_tag receive got {", s.source, ", ", s.tag, ", ", s.size,
-                    "}, expected the 8-byte message with tag 9");
-            // The same with probe: an ask in MPI's queue is handled, never reported.
-            auto r3 = t.irecv(0, 7, big);
-            t.send(0, 2, pattern(1, 2));
-            t.compute(comet::work::busy(0.03));
-            t.wait(r3);
-            std::optional<comet::status> seen;
-            while (!(seen = t.probe(0, comet::any_tag))) {
-            }
-            require(t, seen->tag == 10 && seen->size == 8, "probe reported tag ", seen->tag, " (", seen->size, " bytes)");
-            const comet::status b = t.recv(0, comet::any_tag, small);
-            require(t, b.tag == 10 && b.size == 8, "blocking any_tag receive got tag ", b.tag);
-        } else {
-            t.recv(1, 1, small);
-            t.send(1, 7, pattern(mib, 7));
-            t.send(1, 9, pattern(8, 9));
-            t.recv(1, 2, small);
-            t.send(1, 7, pattern(mib, 7));
-            t.send(1, 10, pattern(8, 10));
-        }
-    });
-}
-
-// A request dropped while pending: a receive is cancelled (the message goes to a later
-// receive), a send completes first.
-BOOST_AUTO_TEST_CASE(requests_dropped_while_pending) {
-    run([](transport& t) {
-        if (t.rank() > 1) return;
-        std::vector<std::byte> in(mib);
-        if (t.rank() == 1) {
-            { auto dropped = t.irecv(0, 3, in); }
-            t.send(0, 1, pattern(1, 1));
-            t.recv(0, 3, in);
-            require_pattern(t, in, 300, 3, "message after a cancelled receive");
-            t.recv(0, 4, in);
-            require_pattern(t, in, mib, 4, "message of a dropped isend");
-        } else {
-            std::vector<std::byte> one(1);
-            t.recv(1, 1, one);
-            t.send(1, 3, pattern(300, 3));
-            const auto out = pattern(mib, 4);
-            { auto dropped = t.isend(1, 4, out); }
-        }
-    });
-}
-
-// Blocking and nonblocking collectives on every rank; allreduce_sum gives every rank the same
-// bits even for sums whose value depends on the order of the additions.
-BOOST_AUTO_TEST_CASE(collectives_on_every_rank) {
-    run([](transport& t) {
-        const double p = t.size();
-        std::vector<double> v{1.0 + t.rank(), 2.0};
-        auto r = t.iallreduce_sum(v);
-        t.wait(r);
-        require(t, v[0] == p * (p + 1) / 2 && v[1] == 2 * p, "iallreduce_sum gave ", v[0], ", ", v[1]);
-        for (int root = 0; root < t.size(); ++root) {
-            auto data = t.rank() == root ? pattern(3000, root) : std::vector<std::byte>(3000);
-            auto b = t.ibroadcast(root, data);
-            t.wait(b);
-            require_pattern(t, data, 3000, root, "ibroadcast");
-        }
-        auto bar = t.ibarrier();
-        while (!t.test(bar)) {
-        }
-        std::vector<double> x(257);
-        for (std::size_t i = 0; i < x.size(); ++i)
-            x[i] = (t.rank() % 2 ? 1e16 : -1e16) * static_cast<double>(i % 3) + 0.1 * (t.rank() + 1) + 1e-3 * static_cast<double>(i);
-        t.allreduce_sum(x);
-        std::vector<double> root_x = x;
-        t.broadcast(0, comet::writable_bytes_of(root_x));
-        require(t, std::memcmp(root_x.data(), x.data(), x.size() * sizeof(double)) == 0, "allreduce_sum differs from rank 0's");
-    });
-}
-
-// sendrecv around a ring, and ssend/rsend between every neighbour pair.
-BOOST_AUTO_TEST_CASE(sendrecv_ssend_rsend_on_every_rank) {
+// MPI_Sendrecv around the ring in both directions, any_source and any_tag on the receive, and
+// between pairs (each the other's source and destination) with different sizes each way.
+BOOST_AUTO_TEST_CASE(sendrecv_both_ways) {
     run([](transport& t) {
         const int p = t.size(), me = t.rank(), next = (me + 1) % p, prev = (me + p - 1) % p;
         std::vector<std::byte> in(mib);
-        for (std::size_t n : {std::size_t{8}, mib}) {
-            const comet::status s = t.sendrecv(next, 3, pattern(n, me), prev, 3, in);
-            require(t, s.source == prev && s.size == n, "sendrecv status");
-            require_pattern(t, in, n, prev, "sendrecv");
+        for (std::size_t n : {std::size_t{0}, std::size_t{8}, std::size_t{4096}, std::size_t{70000}, mib}) {
+            require_status(t, t.sendrecv(next, 3, pattern(n, me), prev, 3, in), prev, 3, n, "sendrecv forward");
+            require_pattern(t, in, n, prev, "sendrecv forward");
+            require_status(t, t.sendrecv(prev, 4, pattern(n, 100 + me), comet::any_source, 4, in), next, 4, n,
+                           "sendrecv backward (any source)");
+            require_pattern(t, in, n, 100 + next, "sendrecv backward");
         }
-        // Even ranks ssend/rsend to odd ones, which post their receives first.
-        if (me % 2 == 1) {
-            auto r = t.irecv(me - 1, 4, in);
-            t.send(me - 1, 5, pattern(1, 5));
-            t.wait(r);
-            require_pattern(t, in, mib, 4, "rsend message");
-            t.recv(me - 1, 6, in);
-            require_pattern(t, in, 70000, 6, "ssend message");
-        } else if (me + 1 < p) {
-            t.recv(me + 1, 5, in);
-            t.rsend(me + 1, 4, pattern(mib, 4));
-            t.ssend(me + 1, 6, pattern(70000, 6));
+        // Pairs 0-1, 2-3, ...: a message of one size out, another size back (every ring message
+        // has been received, so any tag can only match the partner's).
+        const int partner = me ^ 1;
+        if (partner < p) {
+            const std::size_t mine = 1000 + 10 * static_cast<std::size_t>(me), theirs = 1000 + 10 * static_cast<std::size_t>(partner);
+            require_status(t, t.sendrecv(partner, 5, pattern(mine, me), partner, comet::any_tag, in), partner, 5, theirs, "sendrecv pair");
+            require_pattern(t, in, theirs, partner, "sendrecv pair");
         }
+    });
+}
+
+// The collectives' values: gather in rank order on every root, broadcast from every root, the
+// reductions' sum, maximum and minimum (each extreme on a different rank for each element).
+BOOST_AUTO_TEST_CASE(collectives_values) {
+    run([](transport& t) {
+        const int p = t.size(), me = t.rank();
+        for (int root = 0; root < p; ++root) {
+            const auto mine = pattern(24, me);
+            std::vector<std::byte> all(root == me ? 24 * static_cast<std::size_t>(p) : 0);
+            t.gather(root, mine, all);
+            if (me == root)
+                for (int r = 0; r < p; ++r) {
+                    const auto want = pattern(24, r);
+                    require(t, std::memcmp(all.data() + 24 * r, want.data(), 24) == 0, "gather: rank ", r, "'s block is wrong");
+                }
+            auto data = me == root ? pattern(100000, root) : std::vector<std::byte>(100000);
+            t.broadcast(root, data);
+            require_pattern(t, data, 100000, root, "broadcast");
+        }
+        std::vector<double> sum(5), hi(5), lo(5);
+        for (int i = 0; i < 5; ++i) {
+            sum[i] = me + 0.25 * i;
+            hi[i] = lo[i] = (me + i) % p - 0.5;
+        }
+        t.allreduce_sum(sum);
+        t.allreduce_max(hi);
+        t.allreduce_min(lo);
+        for (int i = 0; i < 5; ++i) {
+            require(t, sum[i] == p * (p - 1) / 2.0 + 0.25 * i * p, "allreduce_sum[", i, "] = ", sum[i]);
+            require(t, hi[i] == (p - 1) - 0.5, "allreduce_max[", i, "] = ", hi[i]);
+            require(t, lo[i] == -0.5, "allreduce_min[", i, "] = ", lo[i]);
+        }
+        // The root's buffer is checked before MPI sees it (on one process only: elsewhere the
+        // other ranks would be left in an MPI_Gather the root never joined).
+        if (p == 1) {
+            std::vector<std::byte> small(4);
+            try {
+                t.gather(0, pattern(8, me), small);
+                require(t, false, "gather into too small a buffer did not fail");
+            } catch (const comet::invalid_argument& e) {
+                require(t, mentions(e, {"rank 0:", "4 bytes", "8 bytes"}), "unexpected gather error: ", e.what());
+            }
+        }
+    });
+}
+
+// Truncation on every receive path of the thin transport: MPI_ERR_TRUNCATE becomes
+// truncation_error naming this rank, the message's size and the buffer's; the message is
+// consumed and the next one arrives. The buffers are prefixes of larger vectors, because on a
+// single-copy path Open MPI writes the whole message before it reports the truncation.
+BOOST_AUTO_TEST_CASE(truncation_on_every_receive_path) {
+    run([](transport& t) {
+        if (t.rank() > 1 || t.size() < 2) return;
+        std::vector<std::byte> room(2 * mib);
+        const std::span<std::byte> ten(room.data(), 10);
+        if (t.rank() == 1) {
+            for (std::size_t n : {std::size_t{100}, std::size_t{5000}, mib}) {
+                const std::string size = std::to_string(n) + "-byte";
+                require_truncation(t, [&] { t.recv(0, 1, ten); }, {"rank 1:", "recv from rank 0 (tag 1)", size.c_str(), "10-byte"});
+                auto r = t.irecv(0, 2, ten);
+                require_truncation(t, [&] { t.wait(r); }, {"rank 1:", size.c_str(), "10-byte"});
+                require(t, !r.pending() && t.wait(r) == comet::status{}, "a failed request is not over");
+                auto q = t.irecv(0, 3, ten);
+                require_truncation(t, [&] { while (!t.test(q)) {} }, {"rank 1:", size.c_str(), "10-byte"});
+                require_truncation(t, [&] { t.sendrecv(0, 4, {}, 0, 4, ten); }, {"rank 1:", "sendrecv", size.c_str(), "10-byte"});
+                std::vector<transport::request> rs;
+                rs.push_back(t.irecv(0, 5, ten));
+                require_truncation(t, [&] { t.wait_all(rs); }, {"rank 1:", size.c_str(), "10-byte"});
+                std::vector<std::byte> in(64);
+                require_status(t, t.recv(0, 6, in), 0, 6, 64, "the message after the truncations");
+                require_pattern(t, in, 64, 6, "the message after the truncations");
+            }
+        } else {
+            for (std::size_t n : {std::size_t{100}, std::size_t{5000}, mib}) {
+                const auto big = pattern(n, 1);
+                std::vector<transport::request> out;
+                for (int tag : {1, 2, 3}) out.push_back(t.isend(1, tag, big));
+                std::vector<std::byte> none(0);
+                t.sendrecv(1, 4, big, 1, 4, none);
+                out.push_back(t.isend(1, 5, big));
+                t.wait_all(out);
+                t.send(1, 6, pattern(64, 6));
+            }
+        }
+    });
+}
+
+// With options::guard_truncation a message longer than the buffer is never written into it:
+// the bytes past the buffer stay as they were, on every receive path and at every size
+// (rendezvous ones included, where Open MPI's single copy would write past the end), and
+// guarded irecvs still match in the order they were posted.
+BOOST_AUTO_TEST_CASE(the_truncation_guard_keeps_the_bytes_past_the_buffer) {
+    run(boost::mpi::communicator{}, {.guard_truncation = true}, [](transport& t) {
+        require(t, t.guards_truncation(), "the option did not take");
+        if (t.rank() > 1 || t.size() < 2) return;
+        if (t.rank() == 1) {
+            std::vector<std::byte> room(mib + 64, std::byte{0xEE});
+            const std::span<std::byte> ten(room.data(), 10);
+            const auto untouched = [&](const char* what) {
+                for (std::size_t i = 10; i < room.size(); ++i)
+                    require(t, room[i] == std::byte{0xEE}, what, ": byte ", i, " past the 10-byte buffer was written");
+            };
+            for (std::size_t n : {std::size_t{100}, std::size_t{5000}, mib}) {
+                const std::string size = std::to_string(n) + "-byte";
+                require_truncation(t, [&] { t.recv(0, 1, ten); }, {"rank 1:", size.c_str(), "10-byte"});
+                untouched("recv");
+                auto r = t.irecv(0, 2, ten);
+                require_truncation(t, [&] { t.wait(r); }, {"rank 1:", size.c_str(), "10-byte"});
+                untouched("irecv");
+                require_truncation(t, [&] { t.sendrecv(0, 4, {}, 0, 4, ten); }, {"rank 1:", "sendrecv", size.c_str()});
+                untouched("sendrecv");
+                // Post order: three receives for the same source and tag, the first too small.
+                std::vector<std::byte> b(n), c(n);
+                auto first = t.irecv(0, 5, ten);
+                auto second = t.irecv(0, 5, b);
+                auto third = t.irecv(comet::any_source, 5, c);
+                std::vector<std::byte> go(1);
+                t.send(0, 9, go);
+                require_status(t, t.wait(third), 0, 5, n, "third guarded irecv");
+                require_pattern(t, c, n, 53, "third guarded irecv");
+                require_status(t, t.wait(second), 0, 5, n, "second guarded irecv");
+                require_pattern(t, b, n, 52, "second guarded irecv");
+                require_truncation(t, [&] { t.wait(first); }, {"rank 1:", size.c_str(), "10-byte"});
+                untouched("the first of three irecvs");
+            }
+        } else {
+            std::vector<std::byte> none(0), go(1);
+            for (std::size_t n : {std::size_t{100}, std::size_t{5000}, mib}) {
+                const auto big = pattern(n, 1);
+                std::vector<transport::request> out;
+                for (int tag : {1, 2}) out.push_back(t.isend(1, tag, big));
+                t.sendrecv(1, 4, big, 1, 4, none);
+                t.wait_all(out);
+                t.recv(1, 9, go);  // rank 1's three receives are posted
+                const auto m1 = pattern(n, 51), m2 = pattern(n, 52), m3 = pattern(n, 53);
+                out.push_back(t.isend(1, 5, m1));
+                out.push_back(t.isend(1, 5, m2));
+                out.push_back(t.isend(1, 5, m3));
+                t.wait_all(out);
+            }
+        }
+    });
+}
+
+// test/wait on a default or completed request return a default status at once; a request
+// dropped while pending: a receive is cancelled (its message goes to the next receive), a send
+// completes (its message arrives).
+BOOST_AUTO_TEST_CASE(request_lifetimes) {
+    run([](transport& t) {
+        transport::request none;
+        require(t, !none.pending() && t.test(none) == comet::status{} && t.wait(none) == comet::status{}, "a default request");
+        if (t.rank() > 1 || t.size() < 2) return;
+        std::vector<std::byte> in(mib), one(1);
+        if (t.rank() == 1) {
+            { auto dropped = t.irecv(0, 3, in); }
+            { auto dropped = t.irecv(comet::any_source, comet::any_tag, in); }
+            t.send(0, 1, one);
+            require_status(t, t.recv(0, 3, in), 0, 3, 300, "message after a cancelled receive");
+            require_pattern(t, in, 300, 3, "message after a cancelled receive");
+            require_status(t, t.recv(0, 4, in), 0, 4, mib, "message of a dropped isend");
+            require_pattern(t, in, mib, 4, "message of a dropped isend");
+        } else {
+            t.recv(1, 1, one);
+            const auto small = pattern(300, 3);
+            auto r = t.isend(1, 3, small);
+            require_status(t, t.wait(r), 1, 3, 300, "a completed send's status");
+            require(t, !r.pending() && t.wait(r) == comet::status{} && t.test(r) == comet::status{},
+                    "a completed request again: not a default status");
+            transport::request moved = std::move(r);
+            require(t, !moved.pending(), "a moved completed request is pending");
+            const auto out = pattern(mib, 4);
+            { auto dropped = t.isend(1, 4, out); }  // waits until rank 1 receives it
+        }
+    });
+}
+
+// The deprecated name still works for one release.
+BOOST_AUTO_TEST_CASE(probe_is_a_deprecated_iprobe) {
+    run([](transport& t) {
+        const int me = t.rank();
+        auto r = t.isend(me, 7, pattern(40, 7));
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        std::optional<comet::status> seen;
+        while (!(seen = t.probe(me, 7))) {
+        }
+#pragma GCC diagnostic pop
+        require_status(t, *seen, me, 7, 40, "probe");
+        std::vector<std::byte> in(40);
+        t.recv(me, 7, in);
+        t.wait(r);
+        require(t, !t.iprobe(me, 7), "iprobe after the message was received");
     });
 }
 
@@ -423,35 +482,160 @@ BOOST_AUTO_TEST_CASE(bad_arguments_name_the_rank) {
     run([](transport& t) {
         const std::string me = "rank " + std::to_string(t.rank()) + ":";
         std::vector<std::byte> b(8);
-        const auto expect = [&](auto&& call, const char* value) {
+        const auto expect = [&](auto&& call, const std::string& value) {
             try {
                 call();
             } catch (const comet::invalid_argument& e) {
-                require(t, mentions(e, {me.c_str(), value}), "unexpected message ", e.what());
+                require(t, mentions(e, {me.c_str(), value.c_str()}), "unexpected message ", e.what());
                 return;
             }
             require(t, false, "no invalid_argument for ", value);
         };
-        expect([&] { t.send(t.size(), 1, b); }, std::to_string(t.size()).c_str());
+        expect([&] { t.send(t.size(), 1, b); }, std::to_string(t.size()));
         expect([&] { t.ssend(0, 40000, b); }, "40000");
         expect([&] { (void)t.irsend(-2, 1, b); }, "-2");
-        expect([&] { (void)t.probe(0, -4); }, "-4");
-        expect([&] { (void)t.ibroadcast(t.size() + 1, b); }, std::to_string(t.size() + 1).c_str());
+        expect([&] { (void)t.iprobe(0, -4); }, "-4");
+        expect([&] { (void)t.ibroadcast(t.size() + 1, b); }, std::to_string(t.size() + 1));
+        expect([&] { t.sendrecv(0, 1, b, t.size() + 3, 1, b); }, std::to_string(t.size() + 3));
+        expect([&] { t.gather(-1, b, b); }, "-1");
         t.barrier();
     });
 }
 
-// The kernels measure on the test node, whatever the number of processes.
+// comet::buffered: two ranks that both bsend 1 MiB and then receive complete (MPI_Send would
+// wait for a receive neither has posted); many bsends before any receive are held in the
+// decorator's storage, and collected once complete.
+BOOST_AUTO_TEST_CASE(buffered_sends_never_wait) {
+    run([](transport& t) {
+        if (t.rank() > 1 || t.size() < 2) return;
+        comet::buffered b(t);
+        const int peer = 1 - b.rank();
+        std::vector<std::byte> in(mib);
+        for (int round = 0; round < 3; ++round) {
+            b.bsend(peer, 1, pattern(mib, round * 2 + b.rank()));  // a temporary: the decorator copied it
+            require_status(b, comet::ops::recv(b, peer, 1, in), peer, 1, mib, "bsend exchange");
+            require_pattern(b, in, mib, round * 2 + peer, "bsend exchange");
+        }
+        b.flush();  // the exchanges' sends, received by now or soon
+        require(b, b.pending_sends() == 0 && b.pending_bytes() == 0, "flush left sends pending");
+        for (int k = 0; k < 8; ++k) b.bsend(peer, 2, pattern(100000, k));
+        require(b, b.pending_sends() <= 8 && b.pending_bytes() <= 800000, "pending storage grows past what was sent");
+        for (int k = 0; k < 8; ++k) {
+            comet::ops::recv(b, peer, 2, in);
+            require_pattern(b, in, 100000, k, "queued bsend");
+        }
+        b.flush();
+        require(b, b.pending_sends() == 0 && b.pending_bytes() == 0, "flush left sends pending");
+        b.bsend(peer, 3, pattern(mib, 3));  // completed by the destructor, once the peer receives it
+        std::vector<std::byte> last(mib);
+        t.recv(peer, 3, last);
+    });
+}
+
+// Issue 16, MPI example 1: rank 1 sends 11,360 bytes with tag T, 1 MiB with tag U, 8 bytes with
+// tag T; rank 0 receives T, T, U; 20 rounds. With blocking sends this program waits forever by
+// MPI's own rules (the 1 MiB MPI_Send needs the receive rank 0 posts last), so it runs in the
+// two forms that are valid: nonblocking sends on the thin transport, and the send-first form on
+// comet::buffered. Either way the second T receive must get the 8-byte message.
+BOOST_AUTO_TEST_CASE(issue_16_a_large_message_between_two_of_another_tag) {
+    constexpr int T = 4, U = 5;
+    const auto program = [](auto& t, auto&& send3) {
+        if (t.rank() > 1 || t.size() < 2) return;
+        std::vector<std::byte> in(mib);
+        for (int round = 0; round < 20; ++round) {
+            if (t.rank() == 1) {
+                send3(t, round);
+            } else {
+                require_status(t, comet::ops::recv(t, 1, T, in), 1, T, 11360, "first T");
+                require_pattern(t, in, 11360, round * 3, "first T");
+                require_status(t, comet::ops::recv(t, 1, T, in), 1, T, 8, "second T");
+                require_pattern(t, in, 8, round * 3 + 2, "second T");
+                require_status(t, comet::ops::recv(t, 1, U, in), 1, U, mib, "U");
+                require_pattern(t, in, mib, round * 3 + 1, "U");
+            }
+        }
+    };
+    run([&](transport& t) {
+        program(t, [](transport& tr, int round) {
+            const auto a = pattern(11360, round * 3), b = pattern(mib, round * 3 + 1), c = pattern(8, round * 3 + 2);
+            transport::request rs[] = {tr.isend(0, T, a), tr.isend(0, U, b), tr.isend(0, T, c)};
+            tr.wait_all(rs);
+        });
+    });
+    run([&](transport& t) {
+        comet::buffered b(t);
+        program(b, [](comet::buffered<transport>& tr, int round) {
+            tr.bsend(0, T, pattern(11360, round * 3));
+            tr.bsend(0, U, pattern(mib, round * 3 + 1));
+            tr.bsend(0, T, pattern(8, round * 3 + 2));
+        });
+    });
+}
+
+// Issue 16, MPI example 2: a message to oneself, then its receive, for the sizes that hung
+// (969 to 1024 bytes) and around. A blocking MPI_Send to oneself may wait for the receive
+// forever (MPI-3.1 §3.5: an unsafe program), so the send is nonblocking on the thin transport
+// and buffered on comet::buffered.
+BOOST_AUTO_TEST_CASE(issue_16_a_message_to_oneself) {
+    std::vector<std::size_t> sizes{0, 1, 968, 1025, 4096, 65536, mib};
+    for (std::size_t n = 969; n <= 1024; ++n) sizes.push_back(n);
+    run([&](transport& t) {
+        const int me = t.rank();
+        std::vector<std::byte> in(mib);
+        for (std::size_t n : sizes) {
+            const auto out = pattern(n, static_cast<int>(n));
+            auto r = t.isend(me, 5, out);
+            require_status(t, t.recv(me, 5, in), me, 5, n, "message to oneself");
+            require_pattern(t, in, n, static_cast<int>(n), "message to oneself");
+            require_status(t, t.wait(r), me, 5, n, "its send");
+        }
+        comet::buffered b(t);
+        for (std::size_t n : sizes) {
+            b.bsend(me, 6, pattern(n, static_cast<int>(n) + 1));
+            require_status(b, comet::ops::recv(b, me, 6, in), me, 6, n, "buffered message to oneself");
+            require_pattern(b, in, n, static_cast<int>(n) + 1, "buffered message to oneself");
+        }
+    });
+}
+
+// Issue 16: three (or more) ranks exchanging 5,000-byte messages with every other rank, in the
+// send-first form on comet::buffered and by sendrecv on the thin transport.
+BOOST_AUTO_TEST_CASE(issue_16_everyone_exchanges_5000_bytes) {
+    run([](transport& t) {
+        const int p = t.size(), me = t.rank();
+        std::vector<std::byte> in(5000);
+        for (int round = 0; round < 20; ++round)
+            for (int k = 1; k < p; ++k) {
+                const int to = (me + k) % p, from = (me - k + p) % p;
+                require_status(t, t.sendrecv(to, 6, pattern(5000, me * 7 + round), from, 6, in), from, 6, 5000, "sendrecv");
+                require_pattern(t, in, 5000, from * 7 + round, "sendrecv");
+            }
+        comet::buffered b(t);
+        for (int round = 0; round < 20; ++round) {
+            for (int k = 1; k < p; ++k) b.bsend((me + k) % p, 7, pattern(5000, me * 7 + round));
+            for (int k = 1; k < p; ++k) {
+                const int from = (me - k + p) % p;
+                require_status(b, comet::ops::recv(b, from, 7, in), from, 7, 5000, "bsend then recv");
+                require_pattern(b, in, 5000, from * 7 + round, "bsend then recv");
+            }
+        }
+    });
+}
+
+// The kernels measure on the test node, whatever the number of processes; pairwise runs as
+// MPI_Sendrecv and its records say so.
 BOOST_AUTO_TEST_CASE(kernels_record_on_the_test_node) {
+    const boost::mpi::communicator world;
+    if (world.size() < 2) return;
     const std::vector<std::size_t> sizes{0, 8, 5000, mib};
     for (int test_node : {0, 1}) {
         const auto r = run([&](transport& t) {
-            comet::result_set all = comet::echo(t, {.sizes = sizes, .test_node = test_node, .max_times = 5, .samples = 2, .warmup = 2});
-            all.append(comet::pairwise(t, {.sizes = sizes, .test_node = test_node, .max_times = 5, .samples = 2, .warmup = 2}));
+            const comet::kernels::transfer_config cfg{.sizes = sizes, .test_node = test_node, .sampling = comet::fixed_sampling(2, 5)};
+            comet::result_set all = comet::kernels::echo(t, cfg);
+            all.append(comet::kernels::pairwise(t, cfg));
             return all;
         });
-        const boost::mpi::communicator world;
-        const std::size_t hops = comet::default_hops(test_node, world.size()).size();
+        const std::size_t hops = comet::kernels::default_hops(test_node, world.size()).size();
         if (world.rank() != test_node) {
             BOOST_TEST(r.records.empty());
             continue;
@@ -463,17 +647,20 @@ BOOST_AUTO_TEST_CASE(kernels_record_on_the_test_node) {
             BOOST_TEST(rec.params.integer("nodes").value_or(-1) == world.size());
             for (double s : rec.samples) BOOST_TEST(s > 0.0);
         }
+        for (const comet::record* rec : r.of("pairwise")) BOOST_TEST(rec->params.text("form").value_or("") == "sendrecv");
     }
 }
 
 BOOST_AUTO_TEST_CASE(run_suite_records_on_rank_0) {
-    const auto r = run([](transport& t) {
-        return comet::run_suite(t, {.kernels = {"echo", "pairwise"}, .transfer = {.sizes = {8, 4096, 65536}, .max_times = 10}});
-    });
     const boost::mpi::communicator world;
+    if (world.size() < 2) return;
+    const auto r = run([](transport& t) {
+        return comet::run_suite(
+            t, {.kernels = {"echo", "pairwise"}, .transfer = {.sizes = {8, 4096, 65536}, .sampling = comet::fixed_sampling(1, 10)}});
+    });
     if (world.rank() == 0) {
-        BOOST_TEST(r.of("echo").size() == 3 * comet::default_hops(0, world.size()).size());
-        BOOST_TEST(r.of("pairwise").size() == 3 * comet::default_hops(0, world.size()).size());
+        BOOST_TEST(r.of("echo").size() == 3 * comet::kernels::default_hops(0, world.size()).size());
+        BOOST_TEST(r.of("pairwise").size() == 3 * comet::kernels::default_hops(0, world.size()).size());
     } else {
         BOOST_TEST(r.records.empty());
     }
@@ -483,8 +670,9 @@ BOOST_AUTO_TEST_CASE(run_suite_records_on_rank_0) {
 // rank 0, and the matrix kernels verify their results exactly (a wrong element would raise
 // verification_error on every rank and end the job naming it).
 BOOST_AUTO_TEST_CASE(the_whole_suite_runs_and_verifies) {
-    const auto r = run([](transport& t) { return comet::run_suite(t, comet_test::whole_suite_small()); });
     const boost::mpi::communicator world;
+    if (world.size() < 2) return;
+    const auto r = run([](transport& t) { return comet::run_suite(t, comet_test::whole_suite_small()); });
     if (world.rank() == 0)
         comet_test::check_every_kernel_recorded(r, world.size());
     else
@@ -495,14 +683,14 @@ BOOST_AUTO_TEST_CASE(the_whole_suite_runs_and_verifies) {
 // rank (verify_all is collective), naming the element, the rank and both values.
 BOOST_AUTO_TEST_CASE(a_corrupted_block_is_caught) {
     const boost::mpi::communicator world;
-    if (world.size() % 2) return;  // the thesis' mesh: 2 and 4 processes, not 3
+    if (world.size() != 2 && world.size() != 4) return;  // the thesis' mesh: 2 and 4 processes
     const std::string said = run([](transport& t) {
         matrix_test::corrupting_transport<transport> ct(t, {.rank = 1, .source = 0, .byte = 40});
-        comet::distributed_matrix m(t, 2);
-        comet::shift_matrix(ct, m, comet::shift_direction::east);
+        comet::kernels::distributed_matrix m(t, 2);
+        comet::kernels::shift_matrix(ct, m, comet::kernels::shift_direction::east);
         try {
-            comet::verify_all(ct, m, comet::matrix_expectation::shift(comet::shift_direction::east));
-        } catch (const comet::verification_error& e) {
+            comet::kernels::verify_all(ct, m, comet::kernels::matrix_expectation::shift(comet::kernels::shift_direction::east));
+        } catch (const comet::kernels::verification_error& e) {
             return std::string(e.what());
         }
         return std::string("no verification_error");

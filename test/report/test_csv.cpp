@@ -1,6 +1,7 @@
 // Tests of comet/report/csv.hpp: the header is the union of param names in first-seen order,
-// missing params and NaN values are empty cells, words are quoted as RFC 4180 wants, and every
-// number reads back to the same double.
+// missing params, NaN values and statistics the sample count does not support are empty cells,
+// words are quoted as RFC 4180 wants, every number reads back to the same double, and a flagged
+// fit has empty coefficients and its flags.
 #include <comet/report/csv.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -66,7 +67,8 @@ BOOST_AUTO_TEST_CASE(header_is_kernel_then_param_union_then_stats) {
     comet::write_csv(os, csv_test::sample_results());
     const auto l = csv_test::lines(os.str());
     BOOST_TEST_REQUIRE(l.size() == 5u);
-    BOOST_TEST(l[0] == "kernel,size,hops,mode,vector_length,protocol,load,n,min,median,mean,max,stddev");
+    BOOST_TEST(l[0] == "kernel,size,hops,mode,vector_length,protocol,load,n,min,median,mean,max,stddev,p05,p95,"
+                       "median_ci_low,median_ci_high,ci_coverage,mad,rel_spread,unstable,iterations,overhead,stop");
 }
 
 BOOST_AUTO_TEST_CASE(rows_hold_params_and_summary_in_seconds) {
@@ -76,7 +78,7 @@ BOOST_AUTO_TEST_CASE(rows_hold_params_and_summary_in_seconds) {
     BOOST_TEST_REQUIRE(l.size() == 5u);
     // echo: samples 3, 1, 2 µs → min 1e-06, median 2e-06, mean 2e-06, max 3e-06, stddev 1e-06
     const auto echo = csv_test::cells(l[1]);
-    BOOST_TEST_REQUIRE(echo.size() == 13u);
+    BOOST_TEST_REQUIRE(echo.size() == 24u);
     BOOST_TEST(echo[0] == "echo");
     BOOST_TEST(echo[1] == "8");
     BOOST_TEST(echo[2] == "1");
@@ -85,8 +87,15 @@ BOOST_AUTO_TEST_CASE(rows_hold_params_and_summary_in_seconds) {
     BOOST_TEST(std::strtod(echo[8].c_str(), nullptr) == 1e-6);
     BOOST_TEST(std::strtod(echo[9].c_str(), nullptr) == 2e-6);
     BOOST_TEST(std::strtod(echo[11].c_str(), nullptr) == 3e-6);
-    // overlap: 0.25 and 0.75 → median = mean = 0.5, stddev = sqrt((0.0625 + 0.0625) / 1)
-    BOOST_TEST(l[2] == "overlap,2536,,async,1000,,,2,0.25,0.5,0.5,0.75,0.3535533905932738");
+    // 3 samples: no percentiles, no interval of the median (empty cells, never "nan")
+    for (std::size_t i = 13; i < 18; ++i) BOOST_TEST(echo[i] == "");
+    // deviations from 2 µs: 1, 1, 0 → MAD 1 µs, scaled by 1.4826; relative 74%: unstable
+    BOOST_TEST(echo[18] == "1.482602218505602e-06");
+    BOOST_TEST(echo[20] == "true");
+    // overlap: 0.25 and 0.75 → median = mean = 0.5, stddev = sqrt((0.0625 + 0.0625) / 1),
+    // MAD 0.25·1.4826
+    BOOST_TEST(l[2] == "overlap,2536,,async,1000,,,2,0.25,0.5,0.5,0.75,0.3535533905932738,,,,,,0.3706505546264005,"
+                       "0.741301109252801,true,,,");
 }
 
 BOOST_AUTO_TEST_CASE(words_with_commas_and_quotes_are_quoted) {
@@ -106,10 +115,11 @@ BOOST_AUTO_TEST_CASE(record_without_samples_has_n_0_and_empty_stats) {
     std::ostringstream os;
     comet::write_csv(os, csv_test::sample_results());
     const auto c = csv_test::cells(csv_test::lines(os.str())[3]);
-    BOOST_TEST_REQUIRE(c.size() == 13u);
+    BOOST_TEST_REQUIRE(c.size() == 24u);
     BOOST_TEST(c[5] == "(0,3)");
     BOOST_TEST(c[7] == "0");
-    for (std::size_t i = 8; i < 13; ++i) BOOST_TEST(c[i] == "");  // NaN → empty, never "nan"
+    for (std::size_t i = 8; i < 20; ++i) BOOST_TEST(c[i] == "");  // NaN → empty, never "nan"
+    BOOST_TEST(c[20] == "false");
 }
 
 BOOST_AUTO_TEST_CASE(numbers_round_trip_exactly) {
@@ -123,20 +133,35 @@ BOOST_AUTO_TEST_CASE(numbers_round_trip_exactly) {
 BOOST_AUTO_TEST_CASE(empty_result_set_is_just_the_header) {
     std::ostringstream os;
     comet::write_csv(os, comet::result_set{});
-    BOOST_TEST(os.str() == "kernel,n,min,median,mean,max,stddev\n");
+    BOOST_TEST(os.str() ==
+               "kernel,n,min,median,mean,max,stddev,p05,p95,median_ci_low,median_ci_high,ci_coverage,mad,rel_spread,"
+               "unstable,iterations,overhead,stop\n");
 }
 
 BOOST_AUTO_TEST_CASE(fits_and_bandwidth_csv) {
-    const std::vector<comet::transfer_fit> fits{
+    std::vector<comet::transfer_fit> fits{
         {"echo", "small", 79e-6, 0.63e-6, 25e-6, 1e-7, 36, 100.0},
         {"pairwise", "all", 1e-5, 2e-9, std::nullopt, 0.0, 4, std::nullopt},
+        {"pairwise", "large", 2e-3, 0.4e-6, -414.9e-6, 557.7e-6, 20, 100.0},
     };
+    fits[0].t_startup_se = 1e-6;
+    fits[0].t_per_byte_se = 2e-9;
+    fits[0].hop_se = 5e-7;
+    fits[0].sigma = 1.1e-7;
+    fits[0].dof = 33;
+    fits[0].upper_break = 100.0;
+    fits[0].regimes = 2;
+    fits[2].hop_se = 30e-6;
+    fits[2].flags = {"negative_hop", "too_few_points"};
     std::ostringstream os;
     comet::write_fits_csv(os, fits);
     BOOST_TEST(os.str() ==
-               "kernel,regime,t_startup,t_per_byte,hop,residual,points,break_size\n"
-               "echo,small,7.9e-05,6.3e-07,2.5e-05,1e-07,36,100\n"
-               "pairwise,all,1e-05,2e-09,,0,4,\n");
+               "kernel,regime,t_startup,t_per_byte,hop,residual,points,break_size,valid,flags,t_startup_se,"
+               "t_per_byte_se,hop_se,sigma,dof,lower_break,upper_break,regimes\n"
+               "echo,small,7.9e-05,6.3e-07,2.5e-05,1e-07,36,100,true,,1e-06,2e-09,5e-07,1.1e-07,33,,100,2\n"
+               "pairwise,all,1e-05,2e-09,,0,4,,true,,,,,,0,,,1\n"
+               // flagged: no coefficient, no standard error — only the facts of the fit and why
+               "pairwise,large,,,,0.0005577,20,100,false,negative_hop;too_few_points,,,,,0,,,1\n");
 
     const std::vector<comet::bandwidth_figures> bw{{"echo", 1, 2.5e6, 486.0, 5000.0},
                                                    {"echo", 4, NAN, NAN, NAN}};
@@ -159,7 +184,7 @@ BOOST_AUTO_TEST_CASE(stream_locale_does_not_reach_the_numbers) {
     comet::result_set rs;
     rs.records.push_back({"echo", {{"size", std::int64_t{2536}}}, std::vector<double>(1500, 1.0)});
     comet::write_csv(os, rs);
-    BOOST_TEST(csv_test::lines(os.str())[1] == "echo,2536,1500,1,1,1,1,0");
+    BOOST_TEST(csv_test::lines(os.str())[1] == "echo,2536,1500,1,1,1,1,0,1,1,1,1,0.9532389202177514,0,0,false,,,");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

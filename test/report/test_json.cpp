@@ -1,7 +1,9 @@
 // Tests of comet/report/json.hpp (and the context of report/context.hpp it writes): the output
 // is valid JSON by a strict RFC 8259 parser written here, keys come in the documented order,
 // strings are escaped, NaN and absent values are null, numbers round-trip, identical inputs give
-// byte-identical files, and a small report matches a golden file character for character.
+// byte-identical files, a small report matches a golden file character for character, the
+// median's interval comes with its coverage (null below 6 samples), and a flagged fit is written
+// as flagged: `"valid": false`, its flags, and null coefficients.
 #include <comet/report/json.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -322,7 +324,8 @@ BOOST_AUTO_TEST_CASE(output_is_valid_json_with_keys_in_schema_order) {
     BOOST_TEST(echo["params"].keys == json_test::strings({"size", "hops"}), boost::test_tools::per_element());
     BOOST_TEST(echo["params"]["size"].raw == "8");  // integers stay integers
     BOOST_TEST(echo["stats"].keys == json_test::strings({"min", "median", "mean", "max", "n", "stddev", "p05", "p95",
-                                                         "median_ci_low", "median_ci_high"}),
+                                                         "median_ci_low", "median_ci_high", "ci_coverage", "mad",
+                                                         "rel_spread", "unstable"}),
                boost::test_tools::per_element());
     BOOST_TEST(echo["stats"]["median"].num == 84e-6);
     BOOST_TEST(echo["stats"]["min"].num == 83e-6);
@@ -337,9 +340,14 @@ BOOST_AUTO_TEST_CASE(output_is_valid_json_with_keys_in_schema_order) {
     BOOST_TEST(overlap["stats"]["stddev"].is_null());  // one sample: NaN → null
 
     const auto& fit = doc["fits"][0];
-    BOOST_TEST(fit.keys == json_test::strings({"kernel", "regime", "t_startup", "t_per_byte", "hop", "residual",
-                                               "points", "break_size"}),
+    BOOST_TEST(fit.keys == json_test::strings({"kernel", "regime", "valid", "flags", "t_startup", "t_startup_se",
+                                               "t_per_byte", "t_per_byte_se", "hop", "hop_se", "residual", "sigma",
+                                               "points", "dof", "break_size", "lower_break", "upper_break", "regimes",
+                                               "break_tests"}),
                boost::test_tools::per_element());
+    BOOST_TEST((fit["valid"].k == jvalue::kind::boolean));
+    BOOST_TEST(fit["valid"].b);
+    BOOST_TEST(fit["flags"].items.empty());
     BOOST_TEST(fit["t_startup"].num == 79e-6);
     BOOST_TEST(fit["hop"].num == 25e-6);
     BOOST_TEST(fit["break_size"].raw == "100");
@@ -358,8 +366,10 @@ BOOST_AUTO_TEST_CASE(record_without_samples_has_null_stats_and_empty_samples) {
     const jvalue doc = json_test::parse(json_test::to_json(json_test::sample_report()));
     const auto& barrier = doc["results"][2];
     BOOST_TEST(barrier["stats"]["n"].raw == "0");
-    for (const auto* k : {"min", "median", "mean", "max", "stddev", "p05", "p95", "median_ci_low", "median_ci_high"})
+    for (const auto* k : {"min", "median", "mean", "max", "stddev", "p05", "p95", "median_ci_low", "median_ci_high",
+                          "ci_coverage", "mad", "rel_spread"})
         BOOST_TEST(barrier["stats"][k].is_null(), k);
+    BOOST_TEST(!barrier["stats"]["unstable"].b);
     BOOST_TEST((barrier["samples"].k == jvalue::kind::array));
     BOOST_TEST(barrier["samples"].items.empty());
 }
@@ -465,12 +475,12 @@ BOOST_AUTO_TEST_CASE(golden_output) {
     {
       "kernel": "echo",
       "params": {"size": 8, "hops": 1},
-      "stats": {"min": 0.0001, "median": 0.00015000000000000001, "mean": 0.00015000000000000001, "max": 0.0002, "n": 2, "stddev": 7.071067811865475e-05, "p05": 0.000105, "p95": 0.00019500000000000002, "median_ci_low": 0.0001, "median_ci_high": 0.0002},
+      "stats": {"min": 0.0001, "median": 0.00015000000000000001, "mean": 0.00015000000000000001, "max": 0.0002, "n": 2, "stddev": 7.071067811865475e-05, "p05": null, "p95": null, "median_ci_low": null, "median_ci_high": null, "ci_coverage": null, "mad": 7.413011092528011e-05, "rel_spread": 0.4942007395018673, "unstable": true},
       "samples": [0.0001, 0.0002]
     }
   ],
   "fits": [
-    {"kernel": "echo", "regime": "all", "t_startup": 7.9e-05, "t_per_byte": 6.3e-07, "hop": null, "residual": 0, "points": 2, "break_size": null}
+    {"kernel": "echo", "regime": "all", "valid": true, "flags": [], "t_startup": 7.9e-05, "t_startup_se": null, "t_per_byte": 6.3e-07, "t_per_byte_se": null, "hop": null, "hop_se": null, "residual": 0, "sigma": null, "points": 2, "dof": 0, "break_size": null, "lower_break": null, "upper_break": null, "regimes": 1, "break_tests": []}
   ],
   "bandwidth": [
     {"kernel": "echo", "hops": 1, "peak": 53333.333333333336, "n_half": 8, "n_90": 8}
@@ -483,6 +493,91 @@ BOOST_AUTO_TEST_CASE(golden_output) {
 }
 )";
     BOOST_TEST(json_test::to_json(r) == expected);
+}
+
+BOOST_AUTO_TEST_CASE(median_interval_with_its_coverage_from_six_samples) {
+    comet::report r;
+    r.ctx = json_test::fixed_context();
+    r.results.records.push_back({"echo", {}, {5e-6, 1e-6, 3e-6, 2e-6, 4e-6}});       // 5: no interval
+    r.results.records.push_back({"echo", {}, {5e-6, 1e-6, 3e-6, 2e-6, 4e-6, 6e-6}});  // 6: [min, max]
+    const jvalue doc = json_test::parse(json_test::to_json(r));
+    BOOST_TEST(doc["results"][0]["stats"]["median_ci_low"].is_null());
+    BOOST_TEST(doc["results"][0]["stats"]["ci_coverage"].is_null());
+    const auto& six = doc["results"][1]["stats"];
+    BOOST_TEST(six["median_ci_low"].num == 1e-6);
+    BOOST_TEST(six["median_ci_high"].num == 6e-6);
+    BOOST_TEST(six["ci_coverage"].raw == "0.96875");  // 1 − 2/64
+    BOOST_TEST(six["p05"].is_null());                 // fewer than 20 samples
+}
+
+BOOST_AUTO_TEST_CASE(a_flagged_fit_has_null_coefficients_and_says_why) {
+    // The iPSC/860 large-message pairwise fit the issue reports: hop −414.9 µs, residual 557.7 µs.
+    comet::report r;
+    r.ctx = json_test::fixed_context();
+    comet::transfer_fit f{"pairwise", "large", 2.1e-3, 0.41e-6, -414.9e-6, 557.7e-6, 20, 100.0};
+    f.t_startup_se = 1e-4;
+    f.hop_se = 80e-6;
+    f.sigma = 600e-6;
+    f.dof = 17;
+    f.lower_break = 100.0;
+    f.regimes = 2;
+    f.flags = {"negative_hop"};
+    comet::break_test t;
+    t.regimes = 1;
+    t.break_size = 100.0;
+    t.f = 4.5;
+    t.df1 = 3;
+    t.df2 = 14;
+    t.p_nominal = 0.02;
+    t.candidates = 1;
+    t.p = 0.02;
+    t.given = true;
+    t.chosen = true;
+    f.break_tests = {t};
+    r.fits.push_back(f);
+    const std::string text = json_test::to_json(r);
+    BOOST_TEST(text.find("414") == std::string::npos);  // the nonsense number is nowhere in the file
+    const jvalue doc = json_test::parse(text);
+    const auto& fit = doc["fits"][0];
+    BOOST_TEST(!fit["valid"].b);
+    BOOST_TEST_REQUIRE(fit["flags"].items.size() == 1u);
+    BOOST_TEST(fit["flags"][0].str == "negative_hop");
+    for (const auto* k : {"t_startup", "t_startup_se", "t_per_byte", "t_per_byte_se", "hop", "hop_se"})
+        BOOST_TEST(fit[k].is_null(), k);
+    BOOST_TEST(fit["residual"].num == 557.7e-6);  // facts about the fit stay
+    BOOST_TEST(fit["points"].raw == "20");
+    BOOST_TEST(fit["lower_break"].raw == "100");
+    BOOST_TEST(fit["upper_break"].is_null());
+    const auto& bt = fit["break_tests"][0];
+    BOOST_TEST(bt.keys == json_test::strings({"regimes", "break_size", "f", "df1", "df2", "p_nominal", "candidates", "p",
+                                              "alpha", "given", "chosen"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(bt["f"].num == 4.5);
+    BOOST_TEST(bt["df2"].raw == "14");
+    BOOST_TEST(bt["given"].b);
+    BOOST_TEST(bt["chosen"].b);
+}
+
+BOOST_AUTO_TEST_CASE(fits_from_fit_transfers_round_trip) {
+    // What fit_transfers gives, straight into the file: standard errors as numbers, the break
+    // test with an infinite F (an exact split) as null, never a token.
+    comet::report r;
+    r.ctx = json_test::fixed_context();
+    for (std::int64_t s : {0, 8, 16, 32, 64, 100, 104, 128, 256, 512, 1024}) {
+        comet::record rec{"echo", {}, {s <= 100 ? 79e-6 + static_cast<double>(s) * 0.63e-6 : 156e-6 + static_cast<double>(s) * 0.41e-6}};
+        rec.params.set("size", s);
+        r.results.records.push_back(rec);
+    }
+    r.fits = comet::fit_transfers(r.results, "echo", {.find_break = true});
+    const std::string text = json_test::to_json(r);
+    const jvalue doc = json_test::parse(text);
+    BOOST_TEST_REQUIRE(doc["fits"].items.size() == 2u);
+    BOOST_TEST(doc["fits"][0]["regime"].str == "small");
+    BOOST_TEST(doc["fits"][0]["regimes"].raw == "2");
+    BOOST_TEST(doc["fits"][0]["upper_break"].raw == "100");
+    BOOST_TEST(!doc["fits"][0]["t_startup_se"].is_null());
+    BOOST_TEST(doc["fits"][0]["break_tests"][0]["f"].is_null());  // +inf
+    BOOST_TEST(doc["fits"][0]["break_tests"][0]["chosen"].b);
 }
 
 BOOST_AUTO_TEST_CASE(derived_sections) {

@@ -1,6 +1,7 @@
 // Tests of comet/report/table.hpp: the context header, one aligned table per kernel with the
-// expected rows (µs, MB/s from the median), "-" for what is missing, then the fits and the
-// bandwidth figures.
+// expected rows (µs, the robust spread, MB/s from the median, "unstable" where the spread is
+// above 5%), "-" for what is missing, then the fits (± standard errors; a flagged fit shows its
+// reason, never its numbers), the break tests, and the bandwidth figures.
 #include <comet/report/table.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -79,35 +80,116 @@ BOOST_AUTO_TEST_CASE(one_row_per_record_in_microseconds_with_bandwidth) {
     const auto all = table_test::lines(table_test::table_of(table_test::sample_report()));
     const auto echo = table_test::block(all, "echo");
     BOOST_TEST_REQUIRE(echo.size() == 4u);  // header + 3 records
-    BOOST_TEST(echo[0] == "  size  hops  n   min[µs]  median[µs]  mean[µs]   max[µs]   MB/s");
-    BOOST_TEST(echo[1] == "     0     1  3    78.000      79.000    79.000    80.000      -");
-    BOOST_TEST(echo[2] == "  4096     1  3  1835.360    1835.360  1856.907  1900.000  2.232");
-    BOOST_TEST(echo[3] == "   100     4  0         -           -         -         -      -");
+    // spread: MAD/median scaled to σ — deviations 1, 0, 1 µs from 79 µs: 1.4826/79 = 1.9%
+    BOOST_TEST(echo[0] == "  size  hops  n   min[µs]  median[µs]  mean[µs]   max[µs]  spread   MB/s");
+    BOOST_TEST(echo[1] == "     0     1  3    78.000      79.000    79.000    80.000    1.9%      -");
+    BOOST_TEST(echo[2] == "  4096     1  3  1835.360    1835.360  1856.907  1900.000    0.0%  2.232");
+    BOOST_TEST(echo[3] == "   100     4  0         -           -         -         -       -      -");
 }
 
 BOOST_AUTO_TEST_CASE(words_left_aligned_missing_params_dashed_no_bandwidth_without_size) {
     const auto all = table_test::lines(table_test::table_of(table_test::sample_report()));
     const auto overlap = table_test::block(all, "overlap");
     BOOST_TEST_REQUIRE(overlap.size() == 3u);
-    BOOST_TEST(overlap[0] == "  mode   vector_length  n   min[µs]  median[µs]  mean[µs]   max[µs]");
-    BOOST_TEST(overlap[1] == "  sync            1000  1  2000.000    2000.000  2000.000  2000.000");
-    BOOST_TEST(overlap[2] == "  async              -  1  1500.000    1500.000  1500.000  1500.000");
+    BOOST_TEST(overlap[0] == "  mode   vector_length  n   min[µs]  median[µs]  mean[µs]   max[µs]  spread");
+    BOOST_TEST(overlap[1] == "  sync            1000  1  2000.000    2000.000  2000.000  2000.000       -");
+    BOOST_TEST(overlap[2] == "  async              -  1  1500.000    1500.000  1500.000  1500.000       -");
 }
 
 BOOST_AUTO_TEST_CASE(fits_and_bandwidth_follow) {
     const auto all = table_test::lines(table_test::table_of(table_test::sample_report()));
-    const auto fits = table_test::block(all, "fits: t(N) = t_startup + N*t_per_byte + (hops-1)*hop");
+    const auto fits = table_test::block(all, "fits: t(N) = t_startup + N*t_per_byte + (hops-1)*hop, each ± its standard error");
     BOOST_TEST_REQUIRE(fits.size() == 3u);
     BOOST_TEST(fits[0] ==
-               "  kernel  regime  t_startup[µs]  t_per_byte[µs/B]  hop[µs]  residual[µs]  points  break[B]");
+               "  kernel  regime  sizes[B]  t_startup[µs]  t_per_byte[µs/B]  hop[µs]  residual[µs]  points");
     BOOST_TEST(fits[1] ==
-               "  echo    small          79.000            0.6300   25.000         0.100      36       100");
+               "  echo    small   <= 100           79.000            0.6300   25.000         0.100      36");
     BOOST_TEST(fits[2] ==
-               "  echo    all            80.000        0.00001678        -         2.000      12         -");
+               "  echo    all     all              80.000        0.00001678        -         2.000      12");
     const auto bw = table_test::block(all, "bandwidth: peak, and the sizes reaching 50% and 90% of it");
     BOOST_TEST_REQUIRE(bw.size() == 2u);
     BOOST_TEST(bw[0] == "  kernel  hops  peak[MB/s]  n_half[B]  n_90[B]");
     BOOST_TEST(bw[1] == "  echo       1       2.500        486     5000");
+}
+
+BOOST_AUTO_TEST_CASE(a_flagged_fit_shows_why_never_its_numbers) {
+    // The iPSC/860 pairwise fit the issue reports: hop −414.9 µs with a 557.7 µs residual.
+    comet::report r;
+    r.ctx.transport = "ipsc860";
+    comet::transfer_fit f{"pairwise", "large", 2.1e-3, 0.41e-6, -414.9e-6, 557.7e-6, 20, 100.0};
+    f.lower_break = 100.0;
+    f.hop_se = 80e-6;
+    f.flags = {"negative_hop"};
+    r.fits.push_back(f);
+    comet::transfer_fit g{"echo", "large", 156e-6, 0.41e-6, 25e-6, 0.3e-6, 32, 100.0};
+    g.lower_break = 100.0;
+    g.t_startup_se = 0.107e-6;
+    g.t_per_byte_se = 0.00012e-6;
+    g.hop_se = 0.124e-6;
+    r.fits.push_back(g);
+    const std::string text = table_test::table_of(r);
+    const auto fits = table_test::block(table_test::lines(text),
+                                        "fits: t(N) = t_startup + N*t_per_byte + (hops-1)*hop, each ± its standard error");
+    BOOST_TEST_REQUIRE(fits.size() == 3u);
+    BOOST_TEST(fits[1] ==
+               "  pairwise  large   > 100     (flagged: negative hop)                                         557.700      20");
+    BOOST_TEST(fits[2] ==
+               "  echo      large   > 100             156.000 ± 0.107   0.4100 ± 0.0001  25.000 ± 0.124         0.300      32");
+    BOOST_TEST(text.find("414") == std::string::npos);   // the hop is nowhere
+    BOOST_TEST(text.find("2100") == std::string::npos);  // nor the flagged fit's start-up
+}
+
+BOOST_AUTO_TEST_CASE(break_tests_follow_the_fits_once_per_kernel) {
+    comet::report r;
+    comet::break_test split;
+    split.regimes = 1;
+    split.break_size = 100;
+    split.f = 1.17e5;
+    split.df1 = 3;
+    split.df2 = 18;
+    split.candidates = 7;
+    split.p = 6e-38;
+    split.chosen = true;
+    comet::break_test refused = split;
+    refused.regimes = 2;
+    refused.break_size = 16;
+    refused.f = 1.76;
+    refused.df2 = 15;
+    refused.p = 0.395;
+    refused.chosen = false;
+    comet::break_test none;
+    none.regimes = 1;
+    none.candidates = 0;
+    for (const char* regime : {"small", "large"}) {
+        comet::transfer_fit f{"echo", regime, 79e-6, 0.63e-6, std::nullopt, 1e-7, 12, 100.0};
+        f.regimes = 2;
+        f.break_tests = {split, refused};
+        r.fits.push_back(f);
+    }
+    comet::transfer_fit p{"pairwise", "all", 80e-6, 0.5e-6, std::nullopt, 1e-7, 5, std::nullopt};
+    p.break_tests = {none};
+    r.fits.push_back(p);
+    const auto b = table_test::block(table_test::lines(table_test::table_of(r)),
+                                     "breaks: a regime is split only where an F test rejects the fit without the split "
+                                     "at 5% (p multiplied by the splits searched)");
+    BOOST_TEST_REQUIRE(b.size() == 4u);
+    BOOST_TEST(b[0] == "  kernel    regimes  split at[B]         F     df      p  verdict");
+    BOOST_TEST(b[1] == "  echo      1 -> 2           100  1.17e+05  3, 18  6e-38  split");
+    BOOST_TEST(b[2] == "  echo      2 -> 3            16      1.76  3, 15  0.395  not split");
+    BOOST_TEST(b[3] == "  pairwise  1 -> 2             -         -      -      -  no split leaves enough sizes on both sides");
+}
+
+BOOST_AUTO_TEST_CASE(unstable_points_are_marked) {
+    comet::report r;
+    r.results.records.push_back({"echo", {{"size", std::int64_t{8}}}, {100e-6, 101e-6, 99e-6}});  // 1.5%
+    r.results.records.push_back({"echo", {{"size", std::int64_t{16}}}, {100e-6, 120e-6, 90e-6}});  // 14.8%
+    const auto all = table_test::lines(table_test::table_of(r));
+    const auto echo = table_test::block(all, "echo");
+    BOOST_TEST_REQUIRE(echo.size() == 4u);
+    BOOST_TEST(echo[0] == "  size  n  min[µs]  median[µs]  mean[µs]  max[µs]  spread   MB/s  note");
+    BOOST_TEST(echo[1] == "     8  3   99.000     100.000   100.000  101.000    1.5%  0.080");
+    BOOST_TEST(echo[2] == "    16  3   90.000     100.000   103.333  120.000   14.8%  0.160  unstable");
+    BOOST_TEST(echo[3] == "  unstable: spread (MAD/median, scaled to sigma) above 5%; read the median with care");
 }
 
 BOOST_AUTO_TEST_CASE(per_byte_times_keep_four_significant_digits) {

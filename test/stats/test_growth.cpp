@@ -1,14 +1,16 @@
 // Tests of comet/stats/growth.hpp on synthetic records with hand-computed golden values:
 // log-P lines recovered exactly (powers of two and not), a noisy one against its hand-solved
-// least squares, barrier read at its least sample; linear against quadratic growth told apart
-// exactly, with noise and with a protocol kink; contention slow-down ratios; overlap gains and
-// the hidden fraction; and every error path.
+// least squares, barrier read at its least sample when asked (the median otherwise); linear
+// against quadratic growth told apart exactly, with noise and with a protocol kink; and every
+// error path. (Contention and overlap: test/analysis/.)
 //
 // The noisy golden values were solved exactly (rational arithmetic, normal equations) outside
 // comet; they are quoted in the comments.
 #include <comet/stats/growth.hpp>
 
 #include <boost/test/unit_test.hpp>
+
+#include "../support/records.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -19,23 +21,10 @@ namespace growth_test {
 
 namespace tt = boost::test_tools;
 
-inline auto says(std::string text) {
-    return [text](const std::exception& e) {
-        const bool found = std::string(e.what()).find(text) != std::string::npos;
-        if (!found) BOOST_TEST_MESSAGE("missing \"" << text << "\" in: " << e.what());
-        return found;
-    };
-}
-
-constexpr double us = 1e-6;
-
-/// A record of `kernel` with the given params and samples.
-inline comet::record rec(std::string kernel, comet::params p, std::vector<double> samples) {
-    return {std::move(kernel), std::move(p), std::move(samples)};
-}
-
-/// Three samples whose median is `t` (a slow outlier and a fast one around it).
-inline std::vector<double> around(double t) { return {t + 40 * us, t, t - 0.5 * us}; }
+using comet_test::around;
+using comet_test::rec;
+using comet_test::says;
+using comet_test::us;
 
 /// Records of `kernel` at x = `xs` (param `x_name`) with times `time(x)`, plus `extra` params.
 template <class Time>
@@ -62,8 +51,6 @@ BOOST_AUTO_TEST_CASE(statistics_of_samples) {
     BOOST_TEST(comet::statistic_of(s, comet::statistic::min) == 1.0);
     BOOST_TEST(comet::statistic_of(s, comet::statistic::mean) == 4.0);
     BOOST_TEST(std::isnan(comet::statistic_of(std::vector<double>{}, comet::statistic::min)));
-    BOOST_TEST((comet::default_statistic("barrier") == comet::statistic::min));
-    BOOST_TEST((comet::default_statistic("broadcast") == comet::statistic::median));
     BOOST_TEST(std::string(comet::to_string(comet::statistic::min)) == "min");
     BOOST_TEST(std::string(comet::to_string(comet::growth_model::quadratic)) == "quadratic");
 }
@@ -125,7 +112,7 @@ BOOST_AUTO_TEST_CASE(noisy_log_p_line_matches_the_hand_solution) {
     BOOST_TEST(f.logarithmic);
 }
 
-BOOST_AUTO_TEST_CASE(barrier_is_read_at_its_least_sample_and_records_pool) {
+BOOST_AUTO_TEST_CASE(barrier_read_at_its_least_sample_and_records_pool) {
     // Least samples 1, 2, 3 µs at P = 2, 4, 8: 1 µs per doubling from 0. The P = 8 samples come
     // in two records that pool. Read at the median instead (5, 7, 3.5 µs): the hand solution
     // is 20/3 µs - 0.75 µs per doubling.
@@ -134,12 +121,12 @@ BOOST_AUTO_TEST_CASE(barrier_is_read_at_its_least_sample_and_records_pool) {
     rs.records.push_back(rec("barrier", {{"nodes", std::int64_t{4}}}, {2 * us, 8 * us, 7 * us}));
     rs.records.push_back(rec("barrier", {{"nodes", std::int64_t{8}}}, {3 * us, 4 * us}));
     rs.records.push_back(rec("barrier", {{"nodes", std::int64_t{8}}}, {3.5 * us}));
-    const auto least = comet::fit_log_p(rs, "barrier").at(0);
+    const auto least = comet::fit_log_p(rs, "barrier", {.stat = comet::statistic::min}).at(0);
     BOOST_TEST((least.stat == comet::statistic::min));
     BOOST_TEST(least.points == 3u);
     BOOST_TEST(std::abs(least.intercept) < 1e-15);
     BOOST_TEST(least.per_doubling == 1 * us, tt::tolerance(1e-9));
-    const auto median = comet::fit_log_p(rs, "barrier", {.stat = comet::statistic::median}).at(0);
+    const auto median = comet::fit_log_p(rs, "barrier").at(0);  // the median unless told: stats knows no kernel
     BOOST_TEST(median.intercept == 20.0 / 3.0 * us, tt::tolerance(1e-9));
     BOOST_TEST(median.per_doubling == -0.75 * us, tt::tolerance(1e-9));
 }
@@ -200,7 +187,7 @@ BOOST_AUTO_TEST_CASE(noisy_growth_matches_the_hand_solution) {
         }
         return rs;
     };
-    const double f_critical = 2.570582 * 2.570582;  // F(1, 5) at 95%: t(5) at 97.5%, squared
+    const double f_critical = 6.6078909737033662;  // F(1, 5) at 95% (Boost.Math; t(5) at 97.5%, squared)
 
     // 50 + 2N: line 50.857142857 + 1.998095238·N, quadratic 51.928571429 + 1.991666667·N +
     // 7.142857e-6·N², F = 0.12748 (far below 6.608), share 0.0032: linear.
@@ -269,139 +256,6 @@ BOOST_AUTO_TEST_CASE(growth_curves_are_grouped_by_the_other_params) {
     BOOST_CHECK_EXCEPTION(comet::compare_growth(few, "transpose", "matrix_dim"), comet::invalid_argument,
                           says("compare_growth: kernel 'transpose' has no curve with 3 or more distinct 'matrix_dim' "
                                "values (the most found: 2)"));
-}
-
-namespace {
-
-comet::result_set contention_records() {
-    // Idle 10 and 20 µs at 8 and 1024 bytes; the 50% load 12 and 30 µs (ratios 1.2, 1.5); the
-    // 90% load 15 and 50 µs (1.5, 2.5); a size measured only under load is left out.
-    comet::result_set rs;
-    const auto add = [&](std::int64_t size, double load, std::int64_t cross, double t) {
-        rs.records.push_back(rec("contention",
-                                 {{"size", size}, {"hops", std::int64_t{1}}, {"nodes", std::int64_t{8}},
-                                  {"load", load}, {"cross_size", cross}},
-                                 around(t)));
-    };
-    add(8, 0.0, 0, 10 * us);
-    add(1024, 0.0, 0, 20 * us);
-    add(8, 0.5, 486, 12 * us);
-    add(1024, 0.5, 486, 30 * us);
-    add(4096, 0.5, 486, 99 * us);
-    add(8, 0.9, 5000, 15 * us);
-    add(1024, 0.9, 5000, 50 * us);
-    return rs;
-}
-
-}  // namespace
-
-BOOST_AUTO_TEST_CASE(contention_slowdown_ratios) {
-    const auto s = comet::contention_slowdowns(contention_records());
-    BOOST_TEST_REQUIRE(s.size() == 2u);
-    BOOST_TEST(s[0].kernel == "contention");
-    BOOST_TEST(*s[0].group.integer("nodes") == 8);
-    BOOST_TEST(*s[0].group.integer("hops") == 1);
-    BOOST_TEST(s[0].group.size() == 2u);
-    BOOST_TEST(s[0].load == 0.5);
-    BOOST_TEST(s[0].cross_size == 486);
-    BOOST_TEST_REQUIRE(s[0].points.size() == 2u);
-    BOOST_TEST(s[0].points[0].size == 8);
-    BOOST_TEST(s[0].points[0].idle == 10 * us, tt::tolerance(1e-12));
-    BOOST_TEST(s[0].points[0].loaded == 12 * us, tt::tolerance(1e-12));
-    BOOST_TEST(s[0].points[0].ratio == 1.2, tt::tolerance(1e-12));
-    BOOST_TEST(s[0].points[1].ratio == 1.5, tt::tolerance(1e-12));
-    BOOST_TEST(s[0].median_ratio == 1.35, tt::tolerance(1e-12));
-    BOOST_TEST(s[0].geometric_mean_ratio == std::sqrt(1.2 * 1.5), tt::tolerance(1e-12));
-    BOOST_TEST(s[0].min_ratio == 1.2, tt::tolerance(1e-12));
-    BOOST_TEST(s[0].max_ratio == 1.5, tt::tolerance(1e-12));
-    BOOST_TEST(s[1].load == 0.9);
-    BOOST_TEST(s[1].cross_size == 5000);
-    BOOST_TEST(s[1].median_ratio == 2.0, tt::tolerance(1e-12));
-    BOOST_TEST(s[1].geometric_mean_ratio == std::sqrt(1.5 * 2.5), tt::tolerance(1e-12));
-    BOOST_TEST(s[1].max_ratio == 2.5, tt::tolerance(1e-12));
-
-    comet::result_set no_idle;
-    for (const auto& r : contention_records().records)
-        if (*r.params.number("load") > 0) no_idle.records.push_back(r);
-    BOOST_CHECK_EXCEPTION(comet::contention_slowdowns(no_idle), comet::invalid_argument,
-                          says("contention_slowdowns: kernel 'contention' has no loaded record with an idle (load 0) "
-                               "record of the same size, nodes and hops"));
-}
-
-namespace {
-
-comet::result_set overlap_records() {
-    // Baseline DAXPY: 0 and 100 µs at 0 and 1000 doubles. Size 0: sync 10 / 110 µs, async
-    // 12 / 112. Size 85000: sync 200 / 300, async 200 / 200 (the DAXPY fully hidden).
-    comet::result_set rs;
-    const auto base = [](comet::params p) {
-        p.set("nodes", std::int64_t{4}).set("hops", std::int64_t{1});
-        return p;
-    };
-    rs.records.push_back(rec("overlap", base({{"vector_length", std::int64_t{0}}, {"mode", "daxpy"}}), around(0)));
-    rs.records.push_back(rec("overlap", base({{"vector_length", std::int64_t{1000}}, {"mode", "daxpy"}}), around(100 * us)));
-    const auto add = [&](std::int64_t size, std::int64_t n, double sync, double async) {
-        rs.records.push_back(rec("overlap", base({{"size", size}, {"vector_length", n}, {"mode", "sync"}}), around(sync)));
-        rs.records.push_back(rec("overlap", base({{"size", size}, {"vector_length", n}, {"mode", "async"}}), around(async)));
-    };
-    add(0, 0, 10 * us, 12 * us);
-    add(0, 1000, 110 * us, 112 * us);
-    add(85000, 0, 200 * us, 200 * us);
-    add(85000, 1000, 300 * us, 200 * us);
-    return rs;
-}
-
-}  // namespace
-
-BOOST_AUTO_TEST_CASE(overlap_gains_per_point_per_size_and_for_large_messages) {
-    const auto gains = comet::overlap_gains(overlap_records());
-    BOOST_TEST_REQUIRE(gains.size() == 1u);
-    const auto& g = gains[0];
-    BOOST_TEST(*g.group.integer("nodes") == 4);
-    BOOST_TEST(*g.group.integer("hops") == 1);
-    BOOST_TEST_REQUIRE(g.points.size() == 4u);
-    const auto& p = g.points;
-    BOOST_TEST(p[0].size == 0);
-    BOOST_TEST(p[0].vector_length == 0);
-    BOOST_TEST(p[0].gain == 10.0 / 12.0, tt::tolerance(1e-12));
-    BOOST_TEST(p[0].saved == -0.2, tt::tolerance(1e-12));
-    BOOST_TEST(std::isnan(p[0].hidden));  // no computation to hide behind
-    BOOST_TEST(p[1].gain == 110.0 / 112.0, tt::tolerance(1e-12));
-    // (comm 12 + comp 100 − 112) / min(12, 100) = 0: the asynchronous exchange and the DAXPY
-    // one after the other, nothing hidden.
-    BOOST_TEST(std::abs(p[1].hidden) < 1e-9);
-    BOOST_TEST(p[2].gain == 1.0, tt::tolerance(1e-12));
-    BOOST_TEST(p[3].size == 85000);
-    BOOST_TEST(p[3].vector_length == 1000);
-    BOOST_TEST(p[3].sync == 300 * us, tt::tolerance(1e-12));
-    BOOST_TEST(p[3].async == 200 * us, tt::tolerance(1e-12));
-    BOOST_TEST(p[3].gain == 1.5, tt::tolerance(1e-12));
-    BOOST_TEST(p[3].saved == 1.0 / 3.0, tt::tolerance(1e-12));
-    // (comm 200 + comp 100 − 200) / min(200, 100) = 1: the whole DAXPY hidden.
-    BOOST_TEST(std::isnan(p[2].hidden));  // vector length 0
-    BOOST_TEST(p[3].hidden == 1.0, tt::tolerance(1e-12));
-
-    BOOST_TEST_REQUIRE(g.sizes.size() == 2u);
-    BOOST_TEST(g.sizes[0].size == 0);
-    BOOST_TEST(g.sizes[0].points == 1u);
-    BOOST_TEST(g.sizes[0].median_gain == 110.0 / 112.0, tt::tolerance(1e-12));
-    BOOST_TEST(g.sizes[1].max_saved == 1.0 / 3.0, tt::tolerance(1e-12));
-
-    BOOST_TEST(g.large_size == 85000);
-    BOOST_TEST(g.large_points == 1u);
-    BOOST_TEST(g.large_median_gain == 1.5, tt::tolerance(1e-12));
-    BOOST_TEST(g.large_max_saved == 1.0 / 3.0, tt::tolerance(1e-12));
-
-    const auto all = comet::overlap_gains(overlap_records(), {.large_size = 0}).at(0);
-    BOOST_TEST(all.large_points == 2u);
-    BOOST_TEST(all.large_median_gain == (110.0 / 112.0 + 1.5) / 2, tt::tolerance(1e-12));
-    BOOST_TEST(all.large_max_gain == 1.5, tt::tolerance(1e-12));
-
-    comet::result_set sync_only;
-    for (const auto& r : overlap_records().records)
-        if (*r.params.text("mode") != "async") sync_only.records.push_back(r);
-    BOOST_CHECK_EXCEPTION(comet::overlap_gains(sync_only), comet::invalid_argument,
-                          says("overlap_gains: kernel 'overlap' has no (size, vector_length) measured in both modes"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -12,13 +12,13 @@ namespace comet_test {
 /// Every kernel, with few sizes and short repeat loops.
 inline comet::suite_config whole_suite_small() {
     comet::suite_config cfg;
-    cfg.transfer = {.sizes = {0, 8, 100, 1024, 4096}, .max_times = 10, .samples = 1, .warmup = 2};
-    cfg.broadcast = {.sizes = {8, 1024}, .max_times = 10, .samples = 1};
-    cfg.global_sum = {.vector_lengths = {1, 100}, .max_times = 10, .samples = 1};
-    cfg.barrier = {.max_times = 10, .samples = 1};
-    cfg.contention = {.sizes = {8, 1024}, .max_times = 5, .samples = 1};
-    cfg.overlap = {.sizes = {0, 4096}, .vector_lengths = {8, 256}, .max_times = 5, .samples = 1};
-    cfg.matrix = {.dims = {1, 2, 5}, .max_times = 3, .samples = 1, .warmup = 1};
+    cfg.transfer = {.sizes = {0, 8, 100, 1024, 4096}, .sampling = comet::fixed_sampling(1, 10)};
+    cfg.broadcast = {.sizes = {8, 1024}, .sampling = comet::fixed_sampling(1, 10)};
+    cfg.global_sum = {.vector_lengths = {1, 100}, .sampling = comet::fixed_sampling(1, 10)};
+    cfg.barrier = {.sampling = comet::fixed_sampling(1, 10)};
+    cfg.contention = {.sizes = {8, 1024}, .sampling = comet::fixed_sampling(1, 5)};
+    cfg.overlap = {.sizes = {0, 4096}, .vector_lengths = {8, 256}, .sampling = comet::fixed_sampling(1, 5)};
+    cfg.matrix = {.dims = {1, 2, 5}, .sampling = comet::fixed_sampling(1, 3)};
     return cfg;
 }
 

@@ -3,8 +3,22 @@
 //
 // A transport is ONE rank's endpoint into a group of `size()` ranks. Kernels take it by
 // reference: `template <comet::transport T> result_set echo(T& t, const echo_config&)`.
-// Nothing in a kernel knows which transport it runs on. To measure your own message layer,
-// write a type with these members; `comet/testing/conformance.hpp` checks that it behaves.
+// Nothing in a kernel knows which transport it runs on. The required core is point-to-point
+// only, eight members a third party writes in an afternoon:
+//
+//   using request = ...;                         movable, default-constructible
+//   int rank() const;  int size() const;
+//   request isend(int dest, int tag, const_bytes);
+//   request irecv(int source_or_any, int tag_or_any, mutable_bytes);
+//   std::optional<status> test(request&);
+//   std::optional<status> iprobe(int source_or_any, int tag_or_any);
+//   double now();
+//
+// Everything else a kernel calls (blocking send/recv, wait, wait_all, barrier, broadcast,
+// the reductions, gather, compute, clock_is_global, abort) is an operation in
+// `comet/ops/`: the transport's own member when it has one (`native`), a portable algorithm
+// over this core otherwise (`portable`). `comet/testing/conformance.hpp` checks that a type
+// behaves; `comet/transport/adaptor.hpp` is the base a decorator derives from.
 //
 // Semantics every model must honour (MPI's point-to-point rules, which CoMet's macros and
 // NX/2 also satisfy):
@@ -12,39 +26,34 @@
 // Matching. A receive names a source (or `any_source`) and a tag (or `any_tag`); it matches
 //   the earliest-sent message from that source with that tag. Messages between one pair of
 //   ranks with the same tag are never reordered ("non-overtaking"). Receives posted with
-//   `irecv` are matched in the order they were posted; a blocking `recv` counts as posted
-//   last. A message larger than the matched receive buffer raises `truncation_error`;
-//   a smaller one fills a prefix and `status::size` says how much.
-// Buffering. `send` returns once the caller may reuse its buffer. It must not wait for the
-//   receiver to post a matching receive forever: two ranks that both `send` to each other
-//   and then `recv` (CoMet's pairwise exchange) must complete. (CoMet "assumes buffered
-//   message passing semantics"; NX/2 `csend` and an MPI standard send of a message under
-//   the eager limit behave so.) A transport whose `send` can deadlock on that pattern is not
-//   a model of this concept; offer that behaviour as `ssend` instead.
+//   `irecv` are matched in the order they were posted. A message larger than the matched
+//   receive buffer raises `truncation_error` (from the `test` that completes it); a smaller
+//   one fills a prefix and `status::size` says how much.
 // Completion. `isend`/`irecv` start an operation and return a request; the buffer belongs to
-//   the transport until `wait` or a successful `test` completes it. `wait` on a default-
+//   the transport until a successful `test` (or `wait`) completes it. `test` on a default-
 //   constructed or already completed request returns a default `status` at once.
-//   `wait_all` completes every request of the span (in any order).
-// Progress. A rank blocked in any operation of the transport lets every other rank's
-//   operations progress; an operation of this rank may need this rank to call into the
-//   transport again (`test`, `wait`, any blocking call) before it completes.
-// Collectives. `barrier`, `broadcast` and `allreduce_sum` are called by every rank, in the
-//   same order, with the same root and the same sizes (the @pre of every collective).
-//   `broadcast` copies `root`'s bytes into every other rank's buffer of the same size.
-//   `allreduce_sum` leaves the element-wise sum over all ranks in every rank's span; the
-//   sum is the same on every rank, bit for bit.
+// Buffering. Not required. A blocking `send` has MPI standard-send semantics: it may wait for
+//   the matching receive. Two ranks that both `send` first may deadlock, as under MPI; a
+//   transport whose sends never wait for the receiver (NX/2's csend, the threads transport)
+//   says so by offering `bsend` (`buffered_send_transport`), and only then do kernels use
+//   the both-send-first form of CoMet's thesis.
+// Progress. A rank polling `test` or `iprobe` lets every other rank's operations progress;
+//   an operation of this rank may need this rank to call into the transport again before it
+//   completes.
+// Probe. `iprobe` is nonblocking: the status of the earliest matching message that has
+//   arrived, if any; the message stays queued.
 // Time. `now()` returns seconds (any epoch, monotonic) from the transport's clock: steady
-//   clock, MPI_Wtime, or virtual time. `clock_is_global()` says whether two ranks' readings
-//   can be compared directly.
-// Computation. `compute(w)` performs the described work (or, on a simulated machine, lets
-//   the model charge its time). See `comet/core/work.hpp`.
-// Failure. `abort(message)` reports the rank and the message and stops every rank; it does
-//   not return. Bad arguments (a rank out of range, a negative tag) raise
-//   `invalid_argument` naming the value.
+//   clock, MPI_Wtime, or virtual time.
+// Failure. Bad arguments (a rank out of range, a negative tag) raise `invalid_argument`
+//   naming the value and the rank.
+//
+// Native operations a transport may add (members with these exact signatures; `comet/ops/`
+// calls them when present): `send`, `recv`, `wait`, `wait_all`, `barrier`, `broadcast`,
+// `allreduce_sum`, `allreduce_max`, `allreduce_min`, `gather`, `compute`, `clock_is_global`,
+// `abort`. Their contracts are those of the operations in `comet/ops/`.
 #pragma once
 
 #include <comet/core/types.hpp>
-#include <comet/core/work.hpp>
 
 #include <concepts>
 #include <optional>
@@ -53,37 +62,23 @@
 
 namespace comet {
 
-/// One rank's endpoint into a group of ranks that exchange tagged messages.
+/// One rank's endpoint into a group of ranks that exchange tagged messages: the point-to-point
+/// core. Everything else is in `comet/ops/`.
 template <class T>
 concept transport = requires(T& t, const T& ct, int peer, int tag, const_bytes out, mutable_bytes in,
-                             typename T::request& req, std::span<typename T::request> reqs,
-                             std::span<double> values, const work& w, std::string_view message) {
+                             typename T::request& req) {
     typename T::request;
     requires std::movable<typename T::request>;
     requires std::default_initializable<typename T::request>;
 
     { ct.rank() } -> std::same_as<int>;
     { ct.size() } -> std::same_as<int>;
-
-    { t.send(peer, tag, out) } -> std::same_as<void>;
-    { t.recv(peer, tag, in) } -> std::same_as<status>;
     { t.isend(peer, tag, out) } -> std::same_as<typename T::request>;
     { t.irecv(peer, tag, in) } -> std::same_as<typename T::request>;
-    { t.wait(req) } -> std::same_as<status>;
     { t.test(req) } -> std::same_as<std::optional<status>>;
-    { t.wait_all(reqs) } -> std::same_as<void>;
     /// Nonblocking: the status of the earliest matching message that has arrived, if any.
-    /// The message stays queued.
-    { t.probe(peer, tag) } -> std::same_as<std::optional<status>>;
-
-    { t.barrier() } -> std::same_as<void>;
-    { t.broadcast(peer, in) } -> std::same_as<void>;
-    { t.allreduce_sum(values) } -> std::same_as<void>;
-
+    { t.iprobe(peer, tag) } -> std::same_as<std::optional<status>>;
     { t.now() } -> std::same_as<double>;
-    { ct.clock_is_global() } -> std::same_as<bool>;
-    { t.compute(w) } -> std::same_as<void>;
-    t.abort(message);
 };
 
 /// Synchronous send: completes only once the receiver has matched the message (MPI_Ssend,
@@ -103,7 +98,9 @@ concept ready_send_transport = transport<T> && requires(T& t, int peer, int tag,
     { t.irsend(peer, tag, out) } -> std::same_as<typename T::request>;
 };
 
-/// Buffered send: always copies the message and returns at once (MPI_Bsend).
+/// Buffered send: a send that never waits for the receiver to post a matching receive (NX/2's
+/// csend; MPI_Bsend). Two ranks that both `bsend` and then receive always complete, which is
+/// what CoMet's thesis assumes of every send; kernels use that form only on such transports.
 template <class T>
 concept buffered_send_transport = transport<T> && requires(T& t, int peer, int tag, const_bytes out) {
     { t.bsend(peer, tag, out) } -> std::same_as<void>;
@@ -141,6 +138,7 @@ struct capabilities {
     bool sendrecv = false;
     bool nonblocking_collectives = false;
     bool progress = false;
+    friend constexpr bool operator==(const capabilities&, const capabilities&) = default;
 };
 
 template <transport T>

@@ -22,6 +22,10 @@ inline constexpr int any_tag = -1;
 
 /// The largest tag every transport must accept (MPI guarantees at least 32767 for MPI_TAG_UB).
 inline constexpr int max_tag = 32767;
+/// Tags from here to `max_tag` are comet's own message space: its kernels and the portable
+/// collectives of `comet/algorithms/` use them, so an application that keeps its tags below
+/// this never has a message taken by a kernel running beside it, nor takes one of theirs.
+inline constexpr int first_reserved_tag = 32000;
 
 /// The largest message every transport must accept: MPI counts are `int`.
 inline constexpr std::size_t max_message_size = static_cast<std::size_t>(std::numeric_limits<int>::max());

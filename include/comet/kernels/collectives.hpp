@@ -1,8 +1,9 @@
 // comet/kernels/collectives.hpp — CoMet's collective kernels: broadcast (thesis 3.3.3, figure
 // 3.4), global sum (3.3.4, figure 3.5) and barrier synchronization (3.3.5). Each runs on the
-// whole group through the transport's own collective (`broadcast`, `allreduce_sum`, `barrier`:
-// NX/2's `csend(-1)`, `gdsum` and `gsync` on the iPSC/860) and is timed on one test node with
-// the CoMet repeat loop, like echo.
+// whole group through `comet::ops` — the transport's own collective where it has one (NX/2's
+// `csend(-1)`, `gdsum` and `gsync` on the iPSC/860, MPI_Bcast on MPI), the portable algorithm
+// of algorithms/collectives.hpp otherwise, named in each record's `implementation` — and is
+// timed on one test node by the sampling engine (timing/measure.hpp), like echo.
 //
 // The thesis plots these against the number of nodes (figures 5.3, 5.6, 5.7): "× P" comes from
 // running a kernel on groups of several sizes (the comet program runs the suite once per
@@ -10,14 +11,15 @@
 // fits time against log2 P across them.
 //
 // Deliberately not here: window-based single-shot measurement of collectives and their
-// nonblocking forms (Hoefler et al., SPEC 7.4), and portable collective algorithms over
-// point-to-point (a transport brings its own collectives).
+// nonblocking forms (Hoefler et al., SPEC 7.4).
 #pragma once
 
 #include <comet/core/concepts.hpp>
+#include <comet/ops/ops.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/kernels/transfer.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/timing/measure.hpp>
 #include <comet/timing/repeat.hpp>
 
 #include <algorithm>
@@ -27,9 +29,11 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <numeric>
+#include <optional>
 #include <vector>
 
-namespace comet {
+namespace comet::kernels {
 
 /// Vector lengths (doubles) the global sum measures by default: 0 and every power of two up
 /// to 16384 (128 KiB). Length 1 is the thesis' figure 5.7 (a global sum of one double); the
@@ -47,12 +51,8 @@ struct broadcast_config {
     std::vector<std::size_t> sizes = default_message_sizes();
     /// The root of every broadcast, and the rank that times it (the thesis' test node).
     int test_node = 0;
-    /// Broadcasts (each closed by a barrier) per timed repeat loop; the thesis used 1000.
-    std::size_t max_times = 1000;
-    /// Timed repeat loops per point; each gives one raw sample.
-    std::size_t samples = 3;
-    /// Untimed broadcasts before each point's samples.
-    std::size_t warmup = 10;
+    /// How each point is sampled (timing/measure.hpp).
+    comet::sampling sampling = {};
     /// Called on the test node after each point is measured (for progress displays).
     std::function<void(const record&)> on_point = {};
 };
@@ -65,12 +65,8 @@ struct global_sum_config {
     std::size_t max_vec_len = 200000;
     /// The rank that times.
     int test_node = 0;
-    /// Global sums per timed repeat loop; the thesis used 1000.
-    std::size_t max_times = 1000;
-    /// Timed repeat loops per point; each gives one raw sample.
-    std::size_t samples = 3;
-    /// Untimed global sums before each point's samples.
-    std::size_t warmup = 10;
+    /// How each point is sampled (timing/measure.hpp).
+    comet::sampling sampling = {};
     /// Called on the test node after each point is measured.
     std::function<void(const record&)> on_point = {};
 };
@@ -79,13 +75,8 @@ struct global_sum_config {
 struct barrier_config {
     /// The rank that times.
     int test_node = 0;
-    /// Barriers per timed repeat loop; the thesis used 1000.
-    std::size_t max_times = 1000;
-    /// Timed repeat loops; each gives one raw sample, and the least of them is the kernel's
-    /// figure (thesis 3.3.5), so it takes more samples than the other kernels.
-    std::size_t samples = 10;
-    /// Untimed barriers before the samples.
-    std::size_t warmup = 10;
+    /// How the point is sampled (timing/measure.hpp).
+    comet::sampling sampling = {};
     /// Called on the test node after the point is measured.
     std::function<void(const record&)> on_point = {};
 };
@@ -94,31 +85,41 @@ namespace detail::collectives {
 
 /// The checks every collective kernel shares; the message names the kernel, value and rank.
 template <transport T>
-void check_common(const T& t, std::string_view kernel, int test_node, std::size_t max_times, std::size_t samples) {
+void check_common(const T& t, std::string_view kernel, int test_node, const sampling& s) {
     const int p = t.size();
     if (test_node < 0 || test_node >= p)
         raise<invalid_argument>(t.rank(), kernel, ": test node ", test_node, " is outside 0..", p - 1);
-    if (max_times == 0) raise<invalid_argument>(t.rank(), kernel, ": max_times must be at least 1, got 0");
-    if (samples == 0) raise<invalid_argument>(t.rank(), kernel, ": samples must be at least 1, got 0");
+    check_sampling(t.rank(), kernel, s);
 }
 
-/// One point of a collective kernel. Every rank calls `op()` exactly `warmup + samples ·
-/// max_times` times, so the collectives of all ranks pair up; the test node times them in
-/// `samples` repeat loops (loop overhead subtracted), calls `on_point` and appends the record
-/// to `out`; other ranks only take part.
+/// Every rank of the group: the sampling engine over a collective kernel's points, where a
+/// sample of point `p` is a repeat loop of `op(p)` timed on the test node while every other
+/// rank runs `op(p)` as often (the collectives pair up). Returns the measurements (complete on
+/// the test node).
 template <transport T, class Op>
-void collective_point(T& t, int test_node, std::size_t max_times, std::size_t samples, std::size_t warmup,
-                      record rec, const std::function<void(const record&)>& on_point, result_set& out, Op&& op) {
-    if (t.rank() == test_node) {
-        for (std::size_t i = 0; i < warmup; ++i) op();
-        rec.samples.reserve(samples);
-        for (std::size_t s = 0; s < samples; ++s) rec.samples.push_back(repeat(t, max_times, op).per_iteration);
-        if (on_point) on_point(rec);
-        out.records.push_back(std::move(rec));
-    } else {
-        // The test node's repeat loop also runs an empty loop after each timed one; the other
-        // ranks need not mirror it, since the next collective waits for the test node anyway.
-        for (std::size_t i = 0; i < warmup + samples * max_times; ++i) op();
+std::vector<sampled_point> collective_points(T& t, int test_node, const sampling& s, std::size_t points, Op&& op) {
+    std::vector<int> ranks(static_cast<std::size_t>(t.size()));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    return sample_points(t, points, s, test_node, ranks, sample_reduction::decider,
+                         [&](std::size_t p, std::size_t iterations) -> std::optional<repeat_result> {
+                             if (t.rank() == test_node) return repeat(t, iterations, [&] { op(p); });
+                             // The test node's repeat loop also runs an empty loop after the timed
+                             // one; the other ranks need not mirror it, since the next collective
+                             // waits for the test node anyway.
+                             for (std::size_t i = 0; i < iterations; ++i) op(p);
+                             return std::nullopt;
+                         });
+}
+
+/// Appends the records of a collective kernel: `rec(p)` with point p's samples.
+template <class Rec>
+void collect(result_set& out, std::vector<sampled_point>& measured, const sampling& s,
+             const std::function<void(const record&)>& on_point, Rec&& rec) {
+    for (std::size_t p = 0; p < measured.size(); ++p) {
+        record r = rec(p);
+        fill_record(r, std::move(measured[p]), s, sample_reduction::decider);
+        if (on_point) on_point(r);
+        out.records.push_back(std::move(r));
     }
 }
 
@@ -133,19 +134,22 @@ void collective_point(T& t, int test_node, std::size_t max_times, std::size_t sa
 /// only when every node has its copy. The barrier's own cost is what `barrier` measures on the
 /// same group: subtract it to estimate the broadcast alone.
 ///
-/// Returns, on the test node, one record per size with params {size, nodes} and samples = the
-/// time in seconds of one broadcast plus the closing barrier, averaged over a repeat loop of
-/// `max_times` (loop overhead subtracted). Other ranks return an empty set. One rank is a
+/// Returns, on the test node, one record per size with params {size, nodes, implementation,
+/// closing_barrier} and samples = the time in seconds of one broadcast plus the closing barrier,
+/// averaged over a sample's repeat loop (loop overhead subtracted); `closing_barrier` is the
+/// median time of the barrier alone, sampled in the same rounds, so that a reader sees what
+/// part of the figure the barrier is. Other ranks return an empty set. One rank is a
 /// valid group (the broadcast has nobody to reach; its time is the P = 1 point of a log-P fit).
 /// @pre every rank calls broadcast with the same config.
 /// @throws invalid_argument (on every rank, naming the rank and the value) for a test node
-///         outside the group, max_times or samples of 0, or a size over `max_message_size`.
+///         outside the group, a sampling `check_sampling` refuses, or a size over
+///         `max_message_size`.
 /// @code
-///   comet::result_set r = comet::broadcast(t, {.sizes = {8, 1024, 4096}});
+///   comet::result_set r = comet::kernels::broadcast(t, {.sizes = {8, 1024, 4096}});
 /// @endcode
 template <transport T>
 result_set broadcast(T& t, const broadcast_config& cfg = {}) {
-    detail::collectives::check_common(t, "broadcast", cfg.test_node, cfg.max_times, cfg.samples);
+    detail::collectives::check_common(t, "broadcast", cfg.test_node, cfg.sampling);
     for (std::size_t n : cfg.sizes)
         if (n > max_message_size)
             raise<invalid_argument>(t.rank(), "broadcast: message size ", n, " exceeds the ", max_message_size,
@@ -153,18 +157,25 @@ result_set broadcast(T& t, const broadcast_config& cfg = {}) {
     const std::size_t largest = cfg.sizes.empty() ? 0 : *std::max_element(cfg.sizes.begin(), cfg.sizes.end());
     std::vector<std::byte> buffer(largest);
     result_set out;
-    t.barrier();  // the thesis starts every kernel from a well-defined state
-    for (std::size_t size : cfg.sizes) {
-        const mutable_bytes message(buffer.data(), size);
-        record rec{"broadcast", params{}, {}};
-        rec.params.set("size", size).set("nodes", t.size());
-        detail::collectives::collective_point(t, cfg.test_node, cfg.max_times, cfg.samples, cfg.warmup,
-                                              std::move(rec), cfg.on_point, out, [&] {
-                                                  t.broadcast(cfg.test_node, message);
-                                                  t.barrier();
-                                              });
-    }
-    t.barrier();
+    ops::barrier(t);  // the thesis starts every kernel from a well-defined state
+    // Point 2i: the broadcast of sizes[i] with its closing barrier; point 2i + 1: the closing
+    // barrier alone, sampled beside it, so that the record can name what the barrier took.
+    auto measured = detail::collectives::collective_points(t, cfg.test_node, cfg.sampling, 2 * cfg.sizes.size(), [&](std::size_t p) {
+        if (p % 2 == 0) ops::broadcast(t, cfg.test_node, mutable_bytes(buffer.data(), cfg.sizes[p / 2]));
+        ops::barrier(t);
+    });
+    if (t.rank() == cfg.test_node)
+        for (std::size_t i = 0; i < cfg.sizes.size(); ++i) {
+            record rec{"broadcast", params{}, {}};
+            rec.params.set("size", cfg.sizes[i]).set("nodes", t.size());
+            rec.params.set("implementation", std::string(ops::to_string(ops::broadcast.implementation_for<T>())));
+            const double barrier_alone = summarize(measured[2 * i + 1].samples).median;
+            rec.params.set("closing_barrier", barrier_alone);
+            fill_record(rec, std::move(measured[2 * i]), cfg.sampling, sample_reduction::decider);
+            if (cfg.on_point) cfg.on_point(rec);
+            out.records.push_back(std::move(rec));
+        }
+    ops::barrier(t);
     return out;
 }
 
@@ -174,20 +185,21 @@ result_set broadcast(T& t, const broadcast_config& cfg = {}) {
 /// contribution before it can leave, so the operation synchronises by itself.
 ///
 /// Returns, on the test node, one record per vector length with params {vector_length, nodes}
-/// and samples = the time in seconds of one global sum, averaged over a repeat loop of
-/// `max_times` (loop overhead subtracted). Other ranks return an empty set.
+/// and samples = the time in seconds of one global sum, averaged over a sample's repeat loop
+/// (loop overhead subtracted). Other ranks return an empty set.
 /// The vectors hold zeros: summing zeros keeps them zero over thousands of repetitions,
 /// where any other start value would grow without bound to infinity (the thesis' `number :=
 /// global sum of number` does grow); zero costs what any normal double costs.
 /// @pre every rank calls global_sum with the same config.
-/// @throws invalid_argument (on every rank) for a test node outside the group, max_times or
-///         samples of 0, or a vector length over `max_vec_len` or over `max_message_size` bytes.
+/// @throws invalid_argument (on every rank) for a test node outside the group, a sampling
+///         `check_sampling` refuses, or a vector length over `max_vec_len` or over
+///         `max_message_size` bytes.
 /// @code
-///   comet::result_set r = comet::global_sum(t, {.vector_lengths = {1, 1000}});
+///   comet::result_set r = comet::kernels::global_sum(t, {.vector_lengths = {1, 1000}});
 /// @endcode
 template <transport T>
 result_set global_sum(T& t, const global_sum_config& cfg = {}) {
-    detail::collectives::check_common(t, "global_sum", cfg.test_node, cfg.max_times, cfg.samples);
+    detail::collectives::check_common(t, "global_sum", cfg.test_node, cfg.sampling);
     for (std::size_t n : cfg.vector_lengths) {
         if (n > cfg.max_vec_len)
             raise<invalid_argument>(t.rank(), "global_sum: vector length ", n, " exceeds max_vec_len ", cfg.max_vec_len);
@@ -199,15 +211,19 @@ result_set global_sum(T& t, const global_sum_config& cfg = {}) {
         cfg.vector_lengths.empty() ? 0 : *std::max_element(cfg.vector_lengths.begin(), cfg.vector_lengths.end());
     std::vector<double> vector(longest, 0.0);
     result_set out;
-    t.barrier();
-    for (std::size_t n : cfg.vector_lengths) {
-        const std::span<double> values(vector.data(), n);
-        record rec{"global_sum", params{}, {}};
-        rec.params.set("vector_length", n).set("nodes", t.size());
-        detail::collectives::collective_point(t, cfg.test_node, cfg.max_times, cfg.samples, cfg.warmup,
-                                              std::move(rec), cfg.on_point, out, [&] { t.allreduce_sum(values); });
-    }
-    t.barrier();
+    ops::barrier(t);
+    auto measured = detail::collectives::collective_points(t, cfg.test_node, cfg.sampling, cfg.vector_lengths.size(),
+                                                           [&](std::size_t p) {
+                                                               ops::allreduce_sum(t, std::span<double>(vector.data(), cfg.vector_lengths[p]));
+                                                           });
+    if (t.rank() == cfg.test_node)
+        detail::collectives::collect(out, measured, cfg.sampling, cfg.on_point, [&](std::size_t p) {
+            record rec{"global_sum", params{}, {}};
+            rec.params.set("vector_length", cfg.vector_lengths[p]).set("nodes", t.size());
+            rec.params.set("implementation", std::string(ops::to_string(ops::allreduce_sum.implementation_for<T>())));
+            return rec;
+        });
+    ops::barrier(t);
     return out;
 }
 
@@ -217,31 +233,35 @@ result_set global_sum(T& t, const global_sum_config& cfg = {}) {
 /// last; it measures "the least time required to complete a barrier synchronization ... by
 /// repeatedly calling and timing global synchronizations on a single node". Here every node
 /// calls `barrier` back to back, so after the first one they all enter each barrier together,
-/// and the test node times `samples` repeat loops of `max_times` barriers. The figure to
-/// report is the LEAST sample (`summarize(rec.samples).min`, or `fit_log_p`'s default for this
-/// kernel); the other samples stay in the record to show the spread.
+/// and the test node times repeat loops of barriers. The thesis' figure is the LEAST sample
+/// (`summarize(rec.samples).min`, or `fit_log_p`'s default for this kernel); the other samples
+/// stay in the record to show the spread.
 ///
 /// Returns, on the test node, one record with params {nodes} and samples = the time in
 /// seconds of one barrier, averaged over a repeat loop (loop overhead subtracted). Other ranks
 /// return an empty set.
 /// @pre every rank calls barrier with the same config.
-/// @throws invalid_argument (on every rank) for a test node outside the group, or max_times or
-///         samples of 0.
+/// @throws invalid_argument (on every rank) for a test node outside the group, or a sampling
+///         `check_sampling` refuses.
 /// @code
-///   comet::result_set r = comet::barrier(t, {.samples = 20});
+///   comet::result_set r = comet::kernels::barrier(t, {.sampling = {.min_samples = 20}});
 ///   double least = comet::summarize(r.records.at(0).samples).min;   // on the test node
 /// @endcode
 template <transport T>
 result_set barrier(T& t, const barrier_config& cfg = {}) {
-    detail::collectives::check_common(t, "barrier", cfg.test_node, cfg.max_times, cfg.samples);
+    detail::collectives::check_common(t, "barrier", cfg.test_node, cfg.sampling);
     result_set out;
-    t.barrier();
-    record rec{"barrier", params{}, {}};
-    rec.params.set("nodes", t.size());
-    detail::collectives::collective_point(t, cfg.test_node, cfg.max_times, cfg.samples, cfg.warmup, std::move(rec),
-                                          cfg.on_point, out, [&] { t.barrier(); });
-    t.barrier();
+    ops::barrier(t);
+    auto measured = detail::collectives::collective_points(t, cfg.test_node, cfg.sampling, 1, [&](std::size_t) { ops::barrier(t); });
+    if (t.rank() == cfg.test_node)
+        detail::collectives::collect(out, measured, cfg.sampling, cfg.on_point, [&](std::size_t) {
+            record rec{"barrier", params{}, {}};
+            rec.params.set("nodes", t.size());
+            rec.params.set("implementation", std::string(ops::to_string(ops::barrier.implementation_for<T>())));
+            return rec;
+        });
+    ops::barrier(t);
     return out;
 }
 
-}  // namespace comet
+}  // namespace comet::kernels

@@ -9,7 +9,7 @@
 // uses. Here the loads come from the config (`contention_loads_from_echo` derives them from an
 // echo result), the nodes from the topology (`contention_roles`), and an idle run (load 0)
 // gives the baseline every loaded time is compared with (`contention_slowdowns` in
-// stats/growth.hpp).
+// analysis/contention.hpp).
 //
 // "Forever" ends: the echoing node tells the traffic source to stop when its points are done
 // (the source probes for that message between its sends), the source tells the sink with an
@@ -19,11 +19,13 @@
 #pragma once
 
 #include <comet/core/concepts.hpp>
+#include <comet/ops/ops.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
 #include <comet/kernels/transfer.hpp>
 #include <comet/stats/fit.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/timing/measure.hpp>
 #include <comet/timing/repeat.hpp>
 #include <comet/topology/hypercube.hpp>
 
@@ -40,7 +42,7 @@
 #include <utility>
 #include <vector>
 
-namespace comet {
+namespace comet::kernels {
 
 /// The cross-traffic message sizes of the loaded runs: the sizes at which echo reaches 50% and
 /// 90% of its peak bandwidth. The defaults are the thesis' iPSC/860 figures (5.1: "half the
@@ -60,6 +62,11 @@ struct contention_config {
     std::vector<double> loads = {0.0, 0.5, 0.9};
     /// The cross-traffic message size of each load.
     contention_load_sizes load_sizes = {};
+    /// Where `load_sizes` came from, recorded in every record as the param `load_source`:
+    /// "configured" (the thesis' iPSC/860 figures unless set), "echo" (this run's echo),
+    /// "short_echo" (an echo measured for the purpose). In a suite run without echo, "configured"
+    /// sizes are replaced by a short echo's; say "given" (or any other word) to keep your own.
+    std::string load_source = "configured";
     /// Hop distances of the echo pair (the thesis: 1). Each picks its own four nodes
     /// (`contention_roles`). Empty: every distance the hypercube rule allows on the group
     /// (`default_contention_hops`).
@@ -68,12 +75,8 @@ struct contention_config {
     /// picks (`contention_roles(...).echo_node`), which sends its samples here after each load,
     /// so the records land where every other kernel's do.
     int test_node = 0;
-    /// Round trips per timed repeat loop; the thesis used 1000.
-    std::size_t max_times = 1000;
-    /// Timed repeat loops per point; each gives one raw sample.
-    std::size_t samples = 3;
-    /// Untimed round trips before each point.
-    std::size_t warmup = 10;
+    /// How each point is sampled (timing/measure.hpp), under each load in turn.
+    comet::sampling sampling = {};
     /// Cross-traffic messages the source may have sent beyond those the sink acknowledged; the
     /// sink acknowledges every `traffic_window / 2` with an empty message. Without this flow
     /// control a source whose sends return before delivery (an eager protocol, a buffered
@@ -81,8 +84,8 @@ struct contention_config {
     /// least 2.
     std::size_t traffic_window = 16;
     /// The tag of every message of the kernel (each ordered pair of nodes carries one kind of
-    /// message, so one tag suffices); choose one your own code does not use concurrently.
-    int tag = 32003;
+    /// message, so one tag suffices), in comet's reserved range (core/types.hpp).
+    int tag = first_reserved_tag + 3;
     /// Called on `test_node` for each record (after each load's echo points are in).
     std::function<void(const record&)> on_point = {};
 };
@@ -129,7 +132,7 @@ struct contention_nodes {
 /// @throws invalid_argument for fewer than 4 nodes, hops < 1, or an echo partner outside the
 ///         group ("contention_roles: 3 hops from node 1 reach node 6, outside the 5 nodes").
 /// @code
-///   comet::contention_nodes n = comet::contention_roles(8, 1);   // {0, 7, 1, 3, ...}
+///   comet::kernels::contention_nodes n = comet::kernels::contention_roles(8, 1);   // {0, 7, 1, 3, ...}
 /// @endcode
 inline contention_nodes contention_roles(int nodes, int hops) {
     if (nodes < 4)
@@ -195,7 +198,7 @@ inline std::vector<int> default_contention_hops(int nodes) {
 /// Every rank must pass `contention` the same sizes, and echo's records live on its test node
 /// only: the collective overload below hands the test node's figures to every rank.
 /// @code
-///   comet::contention_load_sizes s = comet::contention_loads_from_echo(echo_records);   // {n_half, n_90}
+///   comet::kernels::contention_load_sizes s = comet::kernels::contention_loads_from_echo(echo_records);   // {n_half, n_90}
 /// @endcode
 inline contention_load_sizes contention_loads_from_echo(const result_set& echo, std::int64_t hops = 1) {
     for (const auto& b : bandwidth(echo, "echo")) {
@@ -214,10 +217,10 @@ inline contention_load_sizes contention_loads_from_echo(const result_set& echo, 
 /// returns what `root` found. The returned flag says whether they came from echo.
 /// @pre every rank calls it with the same root, hops and fallback (only root's `echo` is read).
 /// @code
-///   comet::result_set e = comet::echo(t, {.hops = {1}});
-///   comet::contention_config cfg;
-///   cfg.load_sizes = comet::contention_loads_from_echo(t, 0, e).first;   // same on every rank
-///   comet::result_set r = comet::contention(t, cfg);
+///   comet::result_set e = comet::kernels::echo(t, {.hops = {1}});
+///   comet::kernels::contention_config cfg;
+///   cfg.load_sizes = comet::kernels::contention_loads_from_echo(t, 0, e).first;   // same on every rank
+///   comet::result_set r = comet::kernels::contention(t, cfg);
 /// @endcode
 template <transport T>
 std::pair<contention_load_sizes, bool> contention_loads_from_echo(T& t, int root, const result_set& echo,
@@ -235,7 +238,7 @@ std::pair<contention_load_sizes, bool> contention_loads_from_echo(T& t, int root
             // keep the fallback: no echo records at this distance on the root
         }
     }
-    t.broadcast(root, writable_bytes_of(shared));
+    ops::broadcast(t, root, writable_bytes_of(shared));
     return {{static_cast<std::size_t>(shared[0]), static_cast<std::size_t>(shared[1])}, shared[2] == 1};
 }
 
@@ -258,22 +261,22 @@ std::size_t traffic_source(T& t, const contention_nodes& n, int tag, const_bytes
     const std::size_t ack_every = window / 2;
     std::size_t sent = 0, acks = 0;
     for (;;) {
-        if (t.probe(n.echo_node, tag)) {
-            t.recv(n.echo_node, tag, mutable_bytes{});  // the stop message
+        if (t.iprobe(n.echo_node, tag)) {
+            ops::recv(t, n.echo_node, tag, mutable_bytes{});  // the stop message
             break;
         }
         if (sent - acks * ack_every >= window) {
-            t.recv(n.traffic_sink, tag, mutable_bytes{});  // the sink is busy receiving: an ack is near
+            ops::recv(t, n.traffic_sink, tag, mutable_bytes{});  // the sink is busy receiving: an ack is near
             ++acks;
             continue;
         }
-        t.send(n.traffic_sink, tag, message);
+        ops::send(t, n.traffic_sink, tag, message);
         ++sent;
     }
     // Cross-traffic messages are never empty (the kernel checks), so an empty one is the end.
-    t.send(n.traffic_sink, tag, const_bytes{});
+    ops::send(t, n.traffic_sink, tag, const_bytes{});
     while (acks < sent / ack_every) {
-        t.recv(n.traffic_sink, tag, mutable_bytes{});
+        ops::recv(t, n.traffic_sink, tag, mutable_bytes{});
         ++acks;
     }
     return sent;
@@ -287,12 +290,43 @@ void traffic_sink(T& t, const contention_nodes& n, int tag, mutable_bytes buffer
     const std::size_t ack_every = window / 2;
     std::size_t received = 0;
     for (;;) {
-        const status s = t.recv(n.traffic_source, tag, buffer);
+        const status s = ops::recv(t, n.traffic_source, tag, buffer);
         if (s.size == 0) return;
         ++received;
-        if (received == 1) t.send(n.echo_node, tag, const_bytes{});
-        if (received % ack_every == 0) t.send(n.traffic_source, tag, const_bytes{});
+        if (received == 1) ops::send(t, n.echo_node, tag, const_bytes{});
+        if (received % ack_every == 0) ops::send(t, n.traffic_source, tag, const_bytes{});
     }
+}
+
+/// One load's measurements as doubles, point after point: [samples n, iterations, stop,
+/// short_samples, n samples, n overheads], for the echoing node to send to the test node.
+inline std::vector<double> pack(const std::vector<sampled_point>& points) {
+    std::vector<double> v;
+    for (const auto& x : points) {
+        v.push_back(static_cast<double>(x.samples.size()));
+        v.push_back(static_cast<double>(x.iterations));
+        v.push_back(static_cast<double>(static_cast<int>(x.stop)));
+        v.push_back(x.short_samples ? 1.0 : 0.0);
+        v.insert(v.end(), x.samples.begin(), x.samples.end());
+        v.insert(v.end(), x.overheads.begin(), x.overheads.end());
+    }
+    return v;
+}
+
+inline std::vector<sampled_point> unpack(const std::vector<double>& v, std::size_t points) {
+    std::vector<sampled_point> out(points);
+    std::size_t at = 0;
+    for (auto& x : out) {
+        const auto n = static_cast<std::size_t>(v.at(at));
+        x.iterations = static_cast<std::size_t>(v.at(at + 1));
+        x.stop = static_cast<stop_reason>(static_cast<int>(v.at(at + 2)));
+        x.short_samples = v.at(at + 3) != 0.0;
+        at += 4;
+        x.samples.assign(v.begin() + static_cast<std::ptrdiff_t>(at), v.begin() + static_cast<std::ptrdiff_t>(at + n));
+        x.overheads.assign(v.begin() + static_cast<std::ptrdiff_t>(at + n), v.begin() + static_cast<std::ptrdiff_t>(at + 2 * n));
+        at += 2 * n;
+    }
+    return out;
 }
 
 }  // namespace detail::contention
@@ -303,24 +337,25 @@ void traffic_sink(T& t, const contention_nodes& n, int tag, mutable_bytes buffer
 /// `contention_roles`; other ranks wait). Load 0 is the idle baseline: same nodes, no traffic.
 ///
 /// Per (hops, load): all ranks meet in a barrier; the source starts sending; the sink tells the
-/// echoing node when the first message is in; the echoing node then runs, per size, `warmup`
-/// round trips and `samples` repeat loops of `max_times` round trips (its partner echoes each
-/// back, as in echo); it then sends the source a stop message (the source checks for it with
-/// `probe` between messages) and its samples to `test_node`. The source ends the traffic with an
-/// empty message to the sink, and every message sent is received before the next load starts.
+/// echoing node when the first message is in; the echoing node and its partner then sample
+/// every size with the sampling engine (timing/measure.hpp; the partner echoes each round
+/// trip back, as in echo); the echoing node then sends the source a stop message (the source
+/// checks for it with `iprobe` between messages) and its records to `test_node`. The source
+/// ends the traffic with an empty message to the sink, and every message sent is received
+/// before the next load starts.
 ///
 /// Returns, on `test_node`, one record per (hops, load, size) with params {size, hops, nodes,
-/// load, cross_size} — load the fraction of peak (0, 0.5, 0.9), cross_size the cross-traffic
-/// message size in bytes (0 when idle) — and samples = the one-way echo time in seconds (half a
+/// load, cross_size, load_source, on_route} — load the fraction of peak (0, 0.5, 0.9),
+/// cross_size the cross-traffic message size in bytes (0 when idle) — and samples = the one-way echo time in seconds (half a
 /// round trip, averaged over a repeat loop, loop overhead subtracted), measured on the echoing
 /// node's clock (durations only, so clocks need not agree). Other ranks return an empty set.
 /// @pre every rank calls contention with the same config.
 /// @throws invalid_argument (on every rank, naming the rank and the value) for fewer than 4
 ///         ranks, an unknown load, a load size of 0 or over the limit, a hop distance the group
-///         cannot hold, a test node outside the group, max_times, samples or traffic_window out
-///         of range, a bad tag, or a size over `max_message_size`.
+///         cannot hold, a test node outside the group, a sampling `check_sampling` refuses, a
+///         traffic_window out of range, a bad tag, or a size over `max_message_size`.
 /// @code
-///   comet::result_set r = comet::contention(t, {.sizes = {8, 1024, 4096}, .load_sizes = {.half = 486, .ninety = 5000}});
+///   comet::result_set r = comet::kernels::contention(t, {.sizes = {8, 1024, 4096}, .load_sizes = {.half = 486, .ninety = 5000}});
 /// @endcode
 template <transport T>
 result_set contention(T& t, const contention_config& cfg = {}) {
@@ -330,8 +365,7 @@ result_set contention(T& t, const contention_config& cfg = {}) {
         raise<invalid_argument>(me, "contention needs at least 4 ranks (two carry cross traffic, two echo); the group has ", p);
     if (cfg.test_node < 0 || cfg.test_node >= p)
         raise<invalid_argument>(me, "contention: test node ", cfg.test_node, " is outside 0..", p - 1);
-    if (cfg.max_times == 0) raise<invalid_argument>(me, "contention: max_times must be at least 1, got 0");
-    if (cfg.samples == 0) raise<invalid_argument>(me, "contention: samples must be at least 1, got 0");
+    check_sampling(me, "contention", cfg.sampling);
     if (cfg.traffic_window < 2)
         raise<invalid_argument>(me, "contention: traffic_window must be at least 2, got ", cfg.traffic_window);
     if (cfg.tag < 0 || cfg.tag > max_tag) raise<invalid_argument>(me, "contention: tag ", cfg.tag, " is outside 0..", max_tag);
@@ -361,9 +395,9 @@ result_set contention(T& t, const contention_config& cfg = {}) {
     const std::size_t largest = cfg.sizes.empty() ? 0 : *std::max_element(cfg.sizes.begin(), cfg.sizes.end());
     const std::size_t largest_cross = cross_sizes.empty() ? 0 : *std::max_element(cross_sizes.begin(), cross_sizes.end());
     std::vector<std::byte> echo_buffer(largest), cross_buffer(largest_cross);
-    std::vector<double> block(cfg.sizes.size() * cfg.samples);  // one load's samples, size-major
     const int tag = cfg.tag;
     result_set out;
+    std::vector<double> block;  // one load's measurements, packed for the trip to the test node
 
     for (const contention_nodes& n : roles) {
         for (std::size_t l = 0; l < cfg.loads.size(); ++l) {
@@ -371,53 +405,71 @@ result_set contention(T& t, const contention_config& cfg = {}) {
             const std::size_t cross = cross_sizes[l];
             const bool loaded = load > 0.0;
             // Every load starts from a quiet machine: the previous load's messages are all in.
-            t.barrier();
+            ops::barrier(t);
             if (loaded && me == n.traffic_source) {
                 detail::contention::traffic_source(t, n, tag, const_bytes(cross_buffer.data(), cross), cfg.traffic_window);
             } else if (loaded && me == n.traffic_sink) {
                 detail::contention::traffic_sink(t, n, tag, mutable_bytes(cross_buffer.data(), cross), cfg.traffic_window);
-            } else if (me == n.echo_node) {
-                if (loaded) t.recv(n.traffic_sink, tag, mutable_bytes{});  // the load is on
-                for (std::size_t i = 0; i < cfg.sizes.size(); ++i) {
-                    const mutable_bytes message(echo_buffer.data(), cfg.sizes[i]);
-                    const auto round_trip = [&] {
-                        t.send(n.echo_partner, tag, message);
-                        t.recv(n.echo_partner, tag, message);
-                    };
-                    for (std::size_t w = 0; w < cfg.warmup; ++w) round_trip();
-                    for (std::size_t s = 0; s < cfg.samples; ++s)
-                        block[i * cfg.samples + s] = repeat(t, cfg.max_times, round_trip).per_iteration * 0.5;
-                }
-                if (loaded) t.send(n.traffic_source, tag, const_bytes{});  // stop
-                if (cfg.test_node != me) t.send(cfg.test_node, tag, bytes_of(block));
-            } else if (me == n.echo_partner) {
-                for (std::size_t i = 0; i < cfg.sizes.size(); ++i) {
-                    const mutable_bytes message(echo_buffer.data(), cfg.sizes[i]);
-                    for (std::size_t k = 0; k < cfg.warmup + cfg.samples * cfg.max_times; ++k) {
-                        t.recv(n.echo_node, tag, message);
-                        t.send(n.echo_node, tag, message);
+            } else if (me == n.echo_node || me == n.echo_partner) {
+                const bool timing = me == n.echo_node;
+                if (timing && loaded) ops::recv(t, n.traffic_sink, tag, mutable_bytes{});  // the load is on
+                const int ranks[2] = {n.echo_node, n.echo_partner};
+                auto measured = sample_points(
+                    t, cfg.sizes.size(), cfg.sampling, n.echo_node, std::span<const int>(ranks), sample_reduction::decider,
+                    [&](std::size_t i, std::size_t iterations) -> std::optional<repeat_result> {
+                        const mutable_bytes message(echo_buffer.data(), cfg.sizes[i]);
+                        if (timing)
+                            return repeat(t, iterations, [&] {
+                                ops::send(t, n.echo_partner, tag, message);
+                                ops::recv(t, n.echo_partner, tag, message);
+                            });
+                        for (std::size_t k = 0; k < iterations; ++k) {
+                            ops::recv(t, n.echo_node, tag, message);
+                            ops::send(t, n.echo_node, tag, message);
+                        }
+                        return std::nullopt;
+                    });
+                if (timing) {
+                    if (loaded) ops::send(t, n.traffic_source, tag, const_bytes{});  // stop
+                    block = detail::contention::pack(measured);
+                    if (cfg.test_node != me) {
+                        std::uint64_t length = block.size();
+                        ops::send(t, cfg.test_node, tag, std::as_bytes(std::span(&length, 1)));
+                        ops::send(t, cfg.test_node, tag, bytes_of(block));
                     }
                 }
             }
             if (me == cfg.test_node) {
-                if (me != n.echo_node) t.recv(n.echo_node, tag, writable_bytes_of(block));
+                if (me != n.echo_node) {
+                    std::uint64_t length = 0;
+                    ops::recv(t, n.echo_node, tag, std::as_writable_bytes(std::span(&length, 1)));
+                    block.resize(length);
+                    ops::recv(t, n.echo_node, tag, writable_bytes_of(block));
+                }
+                auto measured = detail::contention::unpack(block, cfg.sizes.size());
                 for (std::size_t i = 0; i < cfg.sizes.size(); ++i) {
                     record rec{"contention", params{}, {}};
                     rec.params.set("size", cfg.sizes[i])
                         .set("hops", n.hops)
                         .set("nodes", p)
                         .set("load", load)
-                        .set("cross_size", cross);
-                    const auto first = block.begin() + static_cast<std::ptrdiff_t>(i * cfg.samples);
-                    rec.samples.assign(first, first + static_cast<std::ptrdiff_t>(cfg.samples));
+                        .set("cross_size", cross)
+                        .set("load_source", cfg.load_source.c_str())
+                        // Whether the cross traffic's route runs over the echo pair's links (the
+                        // thesis' setting) or the group only allowed a fallback: a slow-down is
+                        // evidence of contention only in the first case.
+                        .set("on_route", n.on_route ? "yes" : "no");
+                    // The echo's one-way time: half a round trip, as the echo kernel reports it.
+                    fill_record(rec, std::move(measured[i]), cfg.sampling, sample_reduction::decider, 0.5);
+                    rec.params.set("reduction", "echo_node");  // the echoing node timed, not the test node
                     if (cfg.on_point) cfg.on_point(rec);
                     out.records.push_back(std::move(rec));
                 }
             }
         }
     }
-    t.barrier();
+    ops::barrier(t);
     return out;
 }
 
-}  // namespace comet
+}  // namespace comet::kernels

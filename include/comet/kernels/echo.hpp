@@ -5,17 +5,17 @@
 
 #include <comet/kernels/transfer.hpp>
 
-namespace comet {
+namespace comet::kernels {
 
 using echo_config = transfer_config;
 
 /// Runs echo on every rank of `t`'s group and returns, on the test node, one record per
 /// (hops, size) with params {size, hops, nodes} and samples = one-way time in seconds (half a
-/// round trip, averaged over a repeat loop of `max_times` round trips, loop overhead
+/// round trip, averaged over a sample's repeat loop of round trips, loop overhead
 /// subtracted). Other ranks return an empty set.
 /// @pre every rank calls echo with the same config.
 /// @code
-///   comet::result_set r = comet::echo(t, {.sizes = {0, 8, 4096}, .hops = {1, 2}});
+///   comet::result_set r = comet::kernels::echo(t, {.sizes = {0, 8, 4096}, .hops = {1, 2}});
 /// @endcode
 template <transport T>
 result_set echo(T& t, const echo_config& cfg = {}) {
@@ -23,14 +23,14 @@ result_set echo(T& t, const echo_config& cfg = {}) {
     return detail::transfer_points(
         t, cfg, "echo", 0.5,
         [&](int partner, std::span<std::byte> message) {
-            t.send(partner, tag, message);
-            t.recv(partner, tag, message);
+            ops::send(t, partner, tag, message);
+            ops::recv(t, partner, tag, message);
         },
         // The communicating node sends back the very buffer it received into, as the thesis does.
         [&](int test_node, std::span<std::byte> message) {
-            t.recv(test_node, tag, message);
-            t.send(test_node, tag, message);
+            ops::recv(t, test_node, tag, message);
+            ops::send(t, test_node, tag, message);
         });
 }
 
-}  // namespace comet
+}  // namespace comet::kernels

@@ -3,9 +3,9 @@
 // first synchronous (send; receive; compute), then asynchronous (post the send and the
 // receive; compute; wait for both), over a grid of message sizes × vector lengths. The
 // difference between the two "illustrates the ability of the machine to overlap communication
-// and computation" (3.2.1); `comet::overlap_gains` (stats/growth.hpp) computes it.
+// and computation" (3.2.1); `comet::overlap_gains` (analysis/overlap.hpp) computes it.
 //
-// The DAXPY goes through `t.compute(work::daxpy(n))`, so a transport decides how it is done:
+// The DAXPY goes through `ops::compute(t, work::daxpy(n))`, so a transport decides how it is done:
 // the host CPU on real transports, the i860's CPU model on the simulated iPSC/860 (which keeps
 // the kernel deterministic there, and lets the model's separate communication hardware overlap
 // it). A DAXPY-only baseline (figure 5.8) is measured first.
@@ -15,10 +15,13 @@
 #pragma once
 
 #include <comet/core/concepts.hpp>
+#include <comet/ops/ops.hpp>
+#include <comet/kernels/swap.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
 #include <comet/core/work.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/timing/measure.hpp>
 #include <comet/timing/repeat.hpp>
 #include <comet/topology/hypercube.hpp>
 
@@ -32,7 +35,7 @@
 #include <utility>
 #include <vector>
 
-namespace comet {
+namespace comet::kernels {
 
 /// Message sizes overlap measures by default: exactly the sizes of the thesis' overlap figures
 /// — 0 (figure 5.9: DAXPY against the bare exchange start-up), 2536 (figures 5.10–5.11) and
@@ -49,12 +52,13 @@ inline std::vector<std::size_t> default_overlap_vector_lengths() {
 
 /// Configuration of `overlap`. All ranks pass the same values (@pre).
 ///
-/// Why the default grid and `max_times`: 3 sizes × 9 vector lengths × 2 modes is 54 points,
-/// plus 9 for the baseline. A DAXPY of 200000 doubles streams 4.8 MB (24 bytes per element):
-/// about 0.1–0.5 ms on a workstation, 40 ms on the i860 (about 10 MFLOPS). Iterations that long
-/// are far above any clock's resolution, so 100 per repeat loop average enough; the thesis'
-/// 1000 would make the default grid take tens of seconds on a workstation for no better
-/// number. The simulated iPSC/860 charges virtual time, so there the cost is events, not time.
+/// Why the default grid: 3 sizes × 9 vector lengths × 2 modes is 54 points, plus 9 for the
+/// baseline. A DAXPY of 200000 doubles streams 4.8 MB (24 bytes per element): about 0.1–0.5 ms
+/// on a workstation, 40 ms on the i860 (about 10 MFLOPS). Iterations that long are far above
+/// any clock's resolution, so the sampling engine calibrates them to a few iterations per
+/// sample; the thesis' fixed 1000 would make the default grid take tens of seconds on a
+/// workstation for no better number. The simulated iPSC/860 charges virtual time, so there
+/// the cost is events, not time.
 struct overlap_config {
     /// Message sizes in bytes (exchanged both ways), outer loop.
     std::vector<std::size_t> sizes = default_overlap_sizes();
@@ -67,16 +71,12 @@ struct overlap_config {
     /// The partner's distance: `hop_node(test_node, hops)` (thesis figure 4.2); 0 exchanges
     /// with itself.
     int hops = 1;
-    /// Iterations (exchange + DAXPY) per timed repeat loop.
-    std::size_t max_times = 100;
-    /// Timed repeat loops per point; each gives one raw sample.
-    std::size_t samples = 3;
-    /// Untimed iterations before each point.
-    std::size_t warmup = 2;
+    /// How each point is sampled (timing/measure.hpp); an iteration is an exchange plus a DAXPY.
+    comet::sampling sampling = {};
     /// Measure the DAXPY alone first (figure 5.8: mode "daxpy", one record per vector length).
     bool daxpy_baseline = true;
-    /// The message tag; choose one your own code does not use concurrently.
-    int tag = 32004;
+    /// The message tag, in comet's reserved range (core/types.hpp).
+    int tag = first_reserved_tag + 4;
     /// Called on the test node after each point is measured.
     std::function<void(const record&)> on_point = {};
 };
@@ -86,27 +86,28 @@ struct overlap_config {
 /// - "sync"  (figure 3.8): `send`; `recv`; `compute(daxpy(n))`
 /// - "async" (figure 3.9): `isend`; `irecv`; `compute(daxpy(n))`; `wait_all` of both
 /// both sides alike (a pairwise exchange), in the thesis' order (send posted before the
-/// receive). For each size and vector length the sync point is measured and then, at once, the
-/// async one: measured back to back, the two see the same state of the machine, which a
-/// whole sync grid followed by a whole async grid would not promise.
+/// receive; the sync exchange is `swap`, whose form is in the record's `form`). The sampling
+/// engine interleaves the points, so every round samples each sync point and its async twin
+/// once, and the two see the same state of the machine, which a whole sync grid followed by a
+/// whole async grid would not promise.
 /// With `daxpy_baseline`, the two nodes first time the DAXPY alone for every vector length
 /// (both compute at once, as they do in the exchange points, so a shared memory system is as
 /// busy as it will be there).
 ///
 /// Returns, on the test node, records with params {size, vector_length, mode, nodes, hops},
 /// mode "sync" or "async" (baseline records: {vector_length, mode = "daxpy", nodes, hops}, no
-/// size), and samples = the time in seconds of one iteration, averaged over a repeat loop of
-/// `max_times` (loop overhead subtracted). Other ranks return an empty set.
+/// size), and samples = the time in seconds of one iteration, averaged over a sample's repeat
+/// loop (loop overhead subtracted). Other ranks return an empty set.
 /// Both nodes run one untimed DAXPY of the longest vector first, so that no point pays for
 /// first touching the vectors (comet::perform keeps them per thread).
 /// @pre every rank calls overlap with the same config.
 /// @throws invalid_argument (on every rank, naming the rank and the value) for fewer than 2
-///         ranks, a test node outside the group, a partner the group cannot hold, max_times or
-///         samples of 0, a bad tag, a size over `max_message_size`, or a vector length over
-///         `max_vec_len`.
+///         ranks, a test node outside the group, a partner the group cannot hold, a sampling
+///         `check_sampling` refuses, a bad tag, a size over `max_message_size`, or a vector
+///         length over `max_vec_len`.
 /// @code
-///   comet::result_set r = comet::overlap(t, {.sizes = {0, 85000}, .vector_lengths = {0, 100000}});
-///   // then comet::overlap_gains(r) (stats/growth.hpp): sync time / async time per point
+///   comet::result_set r = comet::kernels::overlap(t, {.sizes = {0, 85000}, .vector_lengths = {0, 100000}});
+///   // then comet::overlap_gains(r) (analysis/overlap.hpp): sync time / async time per point
 /// @endcode
 template <transport T>
 result_set overlap(T& t, const overlap_config& cfg = {}) {
@@ -115,8 +116,7 @@ result_set overlap(T& t, const overlap_config& cfg = {}) {
     if (p < 2) raise<invalid_argument>(me, "overlap needs at least 2 ranks; the group has ", p);
     if (cfg.test_node < 0 || cfg.test_node >= p)
         raise<invalid_argument>(me, "overlap: test node ", cfg.test_node, " is outside 0..", p - 1);
-    if (cfg.max_times == 0) raise<invalid_argument>(me, "overlap: max_times must be at least 1, got 0");
-    if (cfg.samples == 0) raise<invalid_argument>(me, "overlap: samples must be at least 1, got 0");
+    check_sampling(me, "overlap", cfg.sampling);
     if (cfg.tag < 0 || cfg.tag > max_tag) raise<invalid_argument>(me, "overlap: tag ", cfg.tag, " is outside 0..", max_tag);
     if (cfg.hops < 0) raise<invalid_argument>(me, "overlap: hop distance ", cfg.hops, " is negative");
     for (std::size_t n : cfg.sizes)
@@ -143,58 +143,64 @@ result_set overlap(T& t, const overlap_config& cfg = {}) {
     std::vector<std::byte> out_buffer(largest), in_buffer(largest);
     result_set out;
 
-    // Runs one point: `warmup` untimed iterations of `step`, then, on the test node, `samples`
-    // repeat loops; the partner runs the same number of iterations.
-    const auto point = [&](record rec, const auto& step) {
-        if (timing) {
-            for (std::size_t i = 0; i < cfg.warmup; ++i) step();
-            rec.samples.reserve(cfg.samples);
-            for (std::size_t s = 0; s < cfg.samples; ++s) rec.samples.push_back(repeat(t, cfg.max_times, step).per_iteration);
-            if (cfg.on_point) cfg.on_point(rec);
-            out.records.push_back(std::move(rec));
-        } else {
-            for (std::size_t i = 0; i < cfg.warmup + cfg.samples * cfg.max_times; ++i) step();
-        }
+    // The points: the DAXPY baseline per vector length, then per size and vector length the
+    // sync and the async mode, one after the other. Interleaved by the sampling engine, every
+    // round samples each of them once, so sync and async see the same state of the machine.
+    struct point {
+        const char* mode;
+        std::size_t size, length;
     };
-    const auto new_record = [&](std::size_t n, const char* mode, std::optional<std::size_t> size) {
-        record rec{"overlap", params{}, {}};
-        if (size) rec.params.set("size", *size);
-        rec.params.set("vector_length", n).set("mode", mode).set("nodes", p).set("hops", cfg.hops);
-        return rec;
+    std::vector<point> points;
+    if (cfg.daxpy_baseline)
+        for (std::size_t n : cfg.vector_lengths) points.push_back({"daxpy", 0, n});
+    for (std::size_t size : cfg.sizes)
+        for (std::size_t n : cfg.vector_lengths) {
+            points.push_back({"sync", size, n});
+            points.push_back({"async", size, n});
+        }
+    const auto step = [&](const point& x) {
+        const work w = work::daxpy(x.length);
+        const const_bytes outgoing(out_buffer.data(), x.size);
+        const mutable_bytes incoming(in_buffer.data(), x.size);
+        if (x.mode[0] == 'd') {
+            ops::compute(t, w);
+        } else if (x.mode[0] == 's') {
+            swap(t, peer, outgoing, peer, incoming, tag);
+            ops::compute(t, w);
+        } else {
+            std::array<typename T::request, 2> requests{t.isend(peer, tag, outgoing), t.irecv(peer, tag, incoming)};
+            ops::compute(t, w);
+            ops::wait_all(t, std::span<typename T::request>(requests));
+        }
     };
 
-    t.barrier();
+    ops::barrier(t);
     if (taking_part) {
-        if (longest > 0) t.compute(work::daxpy(longest));  // first touch, untimed
-        if (cfg.daxpy_baseline) {
-            // The two nodes start each baseline point together; nothing else keeps them in step.
-            for (std::size_t n : cfg.vector_lengths) {
-                if (me == partner && partner != cfg.test_node) t.send(cfg.test_node, tag, const_bytes{});
-                if (timing && partner != cfg.test_node) t.recv(partner, tag, mutable_bytes{});
-                const work w = work::daxpy(n);
-                point(new_record(n, "daxpy", std::nullopt), [&] { t.compute(w); });
+        if (longest > 0) ops::compute(t, work::daxpy(longest));  // first touch, untimed
+        std::vector<int> ranks{cfg.test_node};
+        if (partner != cfg.test_node) ranks.push_back(partner);
+        // The baseline's two DAXPYs start together because the partner starts each sample on
+        // the engine's message from the test node, which then starts timing.
+        auto measured = sample_points(t, points.size(), cfg.sampling, cfg.test_node, ranks, sample_reduction::decider,
+                                      [&](std::size_t q, std::size_t iterations) -> std::optional<repeat_result> {
+                                          if (timing) return repeat(t, iterations, [&] { step(points[q]); });
+                                          for (std::size_t i = 0; i < iterations; ++i) step(points[q]);
+                                          return std::nullopt;
+                                      });
+        if (timing)
+            for (std::size_t q = 0; q < points.size(); ++q) {
+                const point& x = points[q];
+                record rec{"overlap", params{}, {}};
+                if (x.mode[0] != 'd') rec.params.set("size", x.size);
+                rec.params.set("vector_length", x.length).set("mode", x.mode).set("nodes", p).set("hops", cfg.hops);
+                if (x.mode[0] == 's') rec.params.set("form", std::string(to_string(swap_form_of<T>())));
+                fill_record(rec, std::move(measured[q]), cfg.sampling, sample_reduction::decider);
+                if (cfg.on_point) cfg.on_point(rec);
+                out.records.push_back(std::move(rec));
             }
-        }
-        for (std::size_t size : cfg.sizes) {
-            const const_bytes outgoing(out_buffer.data(), size);
-            const mutable_bytes incoming(in_buffer.data(), size);
-            for (std::size_t n : cfg.vector_lengths) {
-                const work w = work::daxpy(n);
-                point(new_record(n, "sync", size), [&] {
-                    t.send(peer, tag, outgoing);
-                    t.recv(peer, tag, incoming);
-                    t.compute(w);
-                });
-                point(new_record(n, "async", size), [&] {
-                    std::array<typename T::request, 2> requests{t.isend(peer, tag, outgoing), t.irecv(peer, tag, incoming)};
-                    t.compute(w);
-                    t.wait_all(std::span<typename T::request>(requests));
-                });
-            }
-        }
     }
-    t.barrier();
+    ops::barrier(t);
     return out;
 }
 
-}  // namespace comet
+}  // namespace comet::kernels

@@ -6,20 +6,23 @@
 #pragma once
 
 #include <comet/core/concepts.hpp>
+#include <comet/ops/ops.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/timing/measure.hpp>
 #include <comet/timing/repeat.hpp>
 #include <comet/topology/hypercube.hpp>
 
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace comet {
+namespace comet::kernels {
 
 /// Message sizes echo and pairwise exchange use by default: every 8 to 16 bytes up to NX/2's
 /// 100-byte protocol change (so both regimes have points to fit), then steps to twice the
@@ -38,14 +41,13 @@ struct transfer_config {
     std::vector<int> hops = {};
     /// The rank that times (the thesis measures on one designated node: clocks need not agree).
     int test_node = 0;
-    /// Round trips (echo) or exchanges (pairwise) per timed repeat loop; the thesis used 1000.
-    std::size_t max_times = 1000;
-    /// Timed repeat loops per point; each gives one raw sample.
-    std::size_t samples = 3;
-    /// Untimed iterations before each point, so the first sample does not pay for cold caches.
-    std::size_t warmup = 10;
-    /// The message tag; choose one your own code does not use concurrently.
-    int tag = 32001;
+    /// How each point is sampled (timing/measure.hpp): iterations per sample calibrated to the
+    /// clock, at least 15 samples, interleaved over the points. The thesis' fixed loops are
+    /// `comet::fixed_sampling(samples, 1000)`.
+    comet::sampling sampling = {};
+    /// The message tag, in comet's reserved range (core/types.hpp) so that an application's
+    /// messages and the kernel's never meet.
+    int tag = first_reserved_tag + 1;
     /// Called on the test node after each point is measured (for progress displays).
     std::function<void(const record&)> on_point = {};
 };
@@ -59,6 +61,11 @@ inline std::vector<int> default_hops(int test_node, int nodes) {
     return hops;
 }
 
+/// The largest message size of `cfg`.
+inline std::size_t largest_size(const transfer_config& cfg) {
+    return cfg.sizes.empty() ? 0 : *std::max_element(cfg.sizes.begin(), cfg.sizes.end());
+}
+
 namespace detail {
 
 /// Checks `cfg` on the calling rank and returns the hop distances to measure. Every rank
@@ -69,8 +76,7 @@ std::vector<int> transfer_hops(const T& t, const transfer_config& cfg, std::stri
     if (p < 2) raise<invalid_argument>(t.rank(), kernel, " needs at least 2 ranks; the group has ", p);
     if (cfg.test_node < 0 || cfg.test_node >= p)
         raise<invalid_argument>(t.rank(), kernel, ": test node ", cfg.test_node, " is outside 0..", p - 1);
-    if (cfg.max_times == 0) raise<invalid_argument>(t.rank(), kernel, ": max_times must be at least 1, got 0");
-    if (cfg.samples == 0) raise<invalid_argument>(t.rank(), kernel, ": samples must be at least 1, got 0");
+    check_sampling(t.rank(), kernel, cfg.sampling);
     if (cfg.tag < 0 || cfg.tag > max_tag) raise<invalid_argument>(t.rank(), kernel, ": tag ", cfg.tag, " is outside 0..", max_tag);
     for (std::size_t n : cfg.sizes)
         if (n > max_message_size)
@@ -87,40 +93,54 @@ std::vector<int> transfer_hops(const T& t, const transfer_config& cfg, std::stri
     return hops;
 }
 
-/// The point loop of echo and pairwise exchange. For every hop distance and size, the test
-/// node runs `warmup` untimed iterations and then `samples` repeat loops of `max_times`
-/// iterations of `step(partner, message)`; each loop's time per iteration, times `scale`, is
-/// one sample. The partner runs `mirror(test_node, message)` as often. Other ranks wait at the
-/// closing barrier. Returns the records on the test node, nothing elsewhere.
+/// The points of echo and pairwise exchange, measured by the sampling engine: for every hop
+/// distance and size, the test node times repeat loops of `step(partner, message)` while the
+/// partner runs `mirror(test_node, message)` as often; each sample, times `scale`, is the
+/// test node's time per iteration. Ranks that are no test node's partner wait at the closing
+/// barrier. Returns the records on the test node, nothing elsewhere; each carries `extra`.
 template <transport T, class Step, class Mirror>
 result_set transfer_points(T& t, const transfer_config& cfg, std::string_view kernel, double scale, Step&& step,
-                           Mirror&& mirror) {
+                           Mirror&& mirror, const params& extra = {}) {
     const std::vector<int> hops = transfer_hops(t, cfg, kernel);
-    const std::size_t largest = cfg.sizes.empty() ? 0 : *std::max_element(cfg.sizes.begin(), cfg.sizes.end());
-    std::vector<std::byte> buffer(largest);
-    result_set out;
-    t.barrier();  // the thesis starts every kernel from a well-defined state
+    std::vector<std::byte> buffer(largest_size(cfg));
+    struct point {
+        int hops, partner;
+        std::size_t size;
+    };
+    std::vector<point> points;
+    std::vector<int> ranks{cfg.test_node};
     for (int h : hops) {
         const int partner = hop_node(cfg.test_node, h, t.size());
-        for (std::size_t size : cfg.sizes) {
-            const std::span<std::byte> message(buffer.data(), size);
-            if (t.rank() == cfg.test_node) {
-                for (std::size_t i = 0; i < cfg.warmup; ++i) step(partner, message);
+        if (std::find(ranks.begin(), ranks.end(), partner) == ranks.end()) ranks.push_back(partner);
+        for (std::size_t size : cfg.sizes) points.push_back({h, partner, size});
+    }
+    const int me = t.rank();
+    result_set out;
+    ops::barrier(t);  // the thesis starts every kernel from a well-defined state
+    if (std::find(ranks.begin(), ranks.end(), me) != ranks.end()) {
+        auto measured = sample_points(t, points.size(), cfg.sampling, cfg.test_node, ranks, sample_reduction::decider,
+                                      [&](std::size_t p, std::size_t iterations) -> std::optional<repeat_result> {
+                                          const point& x = points[p];
+                                          const std::span<std::byte> message(buffer.data(), x.size);
+                                          if (me == cfg.test_node)
+                                              return repeat(t, iterations, [&] { step(x.partner, message); });
+                                          if (me == x.partner)
+                                              for (std::size_t i = 0; i < iterations; ++i) mirror(cfg.test_node, message);
+                                          return std::nullopt;
+                                      });
+        if (me == cfg.test_node)
+            for (std::size_t p = 0; p < points.size(); ++p) {
                 record rec{std::string(kernel), params{}, {}};
-                rec.params.set("size", size).set("hops", h).set("nodes", t.size());
-                rec.samples.reserve(cfg.samples);
-                for (std::size_t s = 0; s < cfg.samples; ++s)
-                    rec.samples.push_back(repeat(t, cfg.max_times, [&] { step(partner, message); }).per_iteration * scale);
+                rec.params.set("size", points[p].size).set("hops", points[p].hops).set("nodes", t.size());
+                for (const auto& [name, value] : extra) rec.params.set(name, value);
+                fill_record(rec, std::move(measured[p]), cfg.sampling, sample_reduction::decider, scale);
                 if (cfg.on_point) cfg.on_point(rec);
                 out.records.push_back(std::move(rec));
-            } else if (t.rank() == partner) {
-                for (std::size_t i = 0; i < cfg.warmup + cfg.samples * cfg.max_times; ++i) mirror(cfg.test_node, message);
             }
-        }
     }
-    t.barrier();
+    ops::barrier(t);
     return out;
 }
 
 }  // namespace detail
-}  // namespace comet
+}  // namespace comet::kernels

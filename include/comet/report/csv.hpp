@@ -1,5 +1,6 @@
 // comet/report/csv.hpp — CSV writers: one row per record (params and summary, seconds) and
-// one row per transfer fit or bandwidth figure, for spreadsheets, pandas and gnuplot.
+// one row per transfer fit (a flagged fit with empty coefficients) or bandwidth figure, for
+// spreadsheets, pandas and gnuplot.
 //
 // RFC 4180 quoting (a cell holding a comma, quote, CR or LF is quoted, quotes doubled), '\n'
 // line ends, numbers in the shortest form that reads back to the same double (std::to_chars),
@@ -82,14 +83,18 @@ inline std::vector<std::string> csv_param_columns(const result_set& r) {
 }  // namespace detail
 
 /// Writes one row per record:
-/// `kernel,<every param name, first-seen order>,n,min,median,mean,max,stddev`, times in
-/// seconds; an empty cell where a record lacks a param or a value is NaN.
+/// `kernel,<every param name, first-seen order>,n,min,median,mean,max,stddev,p05,p95,
+/// median_ci_low,median_ci_high,ci_coverage,mad,rel_spread,unstable,iterations,overhead,stop`,
+/// times in seconds (see
+/// `summary`; `unstable` is true or false); an empty cell where a record lacks a param or a
+/// value is NaN or not supported by the number of samples.
 /// @code  std::ofstream f(dir / "results.csv"); comet::write_csv(f, results);  @endcode
 inline void write_csv(std::ostream& os, const result_set& r) {
     const auto columns = detail::csv_param_columns(r);
     os << "kernel";
     for (const auto& c : columns) os << ',' << detail::csv_cell(c);
-    os << ",n,min,median,mean,max,stddev\n";
+    os << ",n,min,median,mean,max,stddev,p05,p95,median_ci_low,median_ci_high,ci_coverage,mad,rel_spread,unstable,iterations,"
+          "overhead,stop\n";
     for (const auto& rec : r.records) {
         os << detail::csv_cell(rec.kernel);
         for (const auto& c : columns) {
@@ -98,19 +103,40 @@ inline void write_csv(std::ostream& os, const result_set& r) {
         }
         const auto s = summarize(rec.samples);
         os << ',' << std::to_string(s.n) << ',' << detail::csv_number(s.min) << ',' << detail::csv_number(s.median) << ','
-           << detail::csv_number(s.mean) << ',' << detail::csv_number(s.max) << ',' << detail::csv_number(s.stddev)
-           << '\n';
+           << detail::csv_number(s.mean) << ',' << detail::csv_number(s.max) << ',' << detail::csv_number(s.stddev);
+        for (const auto& v : {s.p05, s.p95, s.median_ci_low, s.median_ci_high, s.ci_coverage})
+            os << ',' << detail::csv_number(v);
+        os << ',' << detail::csv_number(s.mad) << ',' << detail::csv_number(s.rel_spread) << ','
+           << (s.unstable ? "true" : "false") << ',';
+        if (rec.iterations) os << rec.iterations;
+        os << ',';
+        // The median of the per-sample overheads: what the loop cost that the samples exclude.
+        if (!rec.overheads.empty()) os << detail::csv_number(summarize(rec.overheads).median);
+        os << ',' << detail::csv_cell(rec.stop) << '\n';
     }
 }
 
-/// Writes one row per fit: `kernel,regime,t_startup,t_per_byte,hop,residual,points,break_size`
-/// (seconds, seconds per byte, bytes); empty `hop` / `break_size` when the fit has none.
+/// Writes one row per fit: `kernel,regime,t_startup,t_per_byte,hop,residual,points,break_size,
+/// valid,flags,t_startup_se,t_per_byte_se,hop_se,sigma,dof,lower_break,upper_break,regimes`
+/// (seconds, seconds per byte, bytes); empty `hop` / `break_size` when the fit has none. A
+/// flagged fit (`valid` false; `flags` joined by ';') has every coefficient and standard error
+/// empty: it is not a result. The break tests are in results.json only.
 inline void write_fits_csv(std::ostream& os, const std::vector<transfer_fit>& fits) {
-    os << "kernel,regime,t_startup,t_per_byte,hop,residual,points,break_size\n";
-    for (const auto& f : fits)
-        os << detail::csv_cell(f.kernel) << ',' << detail::csv_cell(f.regime) << ',' << detail::csv_number(f.t_startup)
-           << ',' << detail::csv_number(f.t_per_byte) << ',' << detail::csv_number(f.hop) << ','
-           << detail::csv_number(f.residual) << ',' << std::to_string(f.points) << ',' << detail::csv_number(f.break_size) << '\n';
+    os << "kernel,regime,t_startup,t_per_byte,hop,residual,points,break_size,valid,flags,t_startup_se,t_per_byte_se,"
+          "hop_se,sigma,dof,lower_break,upper_break,regimes\n";
+    for (const auto& f : fits) {
+        const bool ok = f.valid();
+        const auto shown = [&](std::optional<double> v) { return detail::csv_number(ok ? v : std::nullopt); };
+        std::string flags;
+        for (const auto& flag : f.flags) flags += (flags.empty() ? "" : ";") + flag;
+        os << detail::csv_cell(f.kernel) << ',' << detail::csv_cell(f.regime) << ',' << shown(f.t_startup) << ','
+           << shown(f.t_per_byte) << ',' << shown(f.hop) << ',' << detail::csv_number(f.residual) << ','
+           << std::to_string(f.points) << ',' << detail::csv_number(f.break_size) << ',' << (ok ? "true" : "false") << ','
+           << detail::csv_cell(flags) << ',' << shown(f.t_startup_se) << ',' << shown(f.t_per_byte_se) << ','
+           << shown(f.hop_se) << ',' << detail::csv_number(f.sigma) << ',' << std::to_string(f.dof) << ','
+           << detail::csv_number(f.lower_break) << ',' << detail::csv_number(f.upper_break) << ','
+           << std::to_string(f.regimes) << '\n';
+    }
 }
 
 /// Writes one row per bandwidth figure: `kernel,hops,peak,n_half,n_90` (bytes per second, bytes).

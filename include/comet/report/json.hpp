@@ -1,6 +1,7 @@
 // comet/report/json.hpp — results.json: the context, every record with its params, summary
-// and raw samples, the transfer fits and the bandwidth figures, in the schema documented in
-// docs/results-schema.md (schema_version 1).
+// and raw samples, the transfer fits (a flagged fit as `"valid": false`, its flags, and null
+// coefficients — never its numbers) with their break tests, and the bandwidth figures, in the
+// schema documented in docs/results-schema.md (schema_version 1).
 //
 // The writer is hand-written (a few dozen lines; no JSON dependency for one output format) and
 // deterministic: keys in a fixed order, params in the order the kernel set them, numbers in the
@@ -163,6 +164,8 @@ public:
         key(k);
         if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::optional<double>>)
             number(v);
+        else if constexpr (std::is_same_v<V, bool>)  // before is_integral: true, not 1
+            boolean(v);
         else if constexpr (std::is_integral_v<V>)
             integer(v);
         else
@@ -274,24 +277,80 @@ inline void write_record(writer& w, const record& r) {
     w.member("p95", s.p95);
     w.member("median_ci_low", s.median_ci_low);
     w.member("median_ci_high", s.median_ci_high);
+    w.member("ci_coverage", s.ci_coverage);
+    w.member("mad", s.mad);
+    w.member("rel_spread", s.rel_spread);
+    w.member("unstable", s.unstable);
     w.end_object();
     w.key("samples");
     w.begin_array(true);
     for (double x : r.samples) w.number(x);
     w.end_array();
+    // What the sampling engine decided (timing/measure.hpp), where it made the record.
+    if (r.iterations) w.member("iterations", r.iterations);
+    if (!r.overheads.empty()) {
+        w.key("overheads");
+        w.begin_array(true);
+        for (double x : r.overheads) w.number(x);
+        w.end_array();
+    }
+    if (!r.stop.empty()) w.member("stop", r.stop);
+    if (!r.notes.empty()) {
+        w.key("notes");
+        w.begin_array(true);
+        for (const auto& n : r.notes) w.string(n);
+        w.end_array();
+    }
     w.end_object();
 }
 
+inline void write_break_test(writer& w, const break_test& t) {
+    w.begin_object(true);
+    w.member("regimes", t.regimes);
+    w.member("break_size", t.break_size);
+    w.member("f", t.f);
+    w.member("df1", t.df1);
+    w.member("df2", t.df2);
+    w.member("p_nominal", t.p_nominal);
+    w.member("candidates", t.candidates);
+    w.member("p", t.p);
+    w.member("alpha", t.alpha);
+    w.member("given", t.given);
+    w.member("chosen", t.chosen);
+    w.end_object();
+}
+
+/// A fit; a flagged one (`valid` false) has every coefficient and standard error `null`, so
+/// no script can read a hop of −414.9 µs as a result: the reasons are in `flags`.
 inline void write_fit(writer& w, const transfer_fit& f) {
+    const bool ok = f.valid();
+    const auto shown = [&](std::optional<double> v) { return ok ? v : std::nullopt; };
     w.begin_object(true);
     w.member("kernel", f.kernel);
     w.member("regime", f.regime);
-    w.member("t_startup", f.t_startup);
-    w.member("t_per_byte", f.t_per_byte);
-    w.member("hop", f.hop);
+    w.member("valid", ok);
+    w.key("flags");
+    w.begin_array(true);
+    for (const auto& flag : f.flags) w.string(flag);
+    w.end_array();
+    w.member("t_startup", shown(f.t_startup));
+    w.member("t_startup_se", shown(f.t_startup_se));
+    w.member("t_per_byte", shown(f.t_per_byte));
+    w.member("t_per_byte_se", shown(f.t_per_byte_se));
+    w.member("hop", shown(f.hop));
+    w.member("hop_se", shown(f.hop_se));
     w.member("residual", f.residual);
+    w.member("sigma", f.sigma);
     w.member("points", f.points);
+    w.member("dof", f.dof);
     w.member("break_size", f.break_size);
+    w.member("lower_break", f.lower_break);
+    w.member("upper_break", f.upper_break);
+    w.member("regimes", f.regimes);
+    w.key("break_tests");
+    w.begin_array(true);
+    for (const auto& t : f.break_tests) write_break_test(w, t);
+    w.end_array();
     w.end_object();
 }
 

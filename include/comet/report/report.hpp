@@ -5,7 +5,10 @@
 // writes only CSV does not pull in the others.
 #pragma once
 
+#include <comet/analysis/contention.hpp>
+#include <comet/analysis/overlap.hpp>
 #include <comet/report/context.hpp>
+#include <comet/stats/bandwidth.hpp>
 #include <comet/stats/fit.hpp>
 #include <comet/stats/growth.hpp>
 #include <comet/stats/record.hpp>

@@ -1,5 +1,6 @@
 // comet/report/table.hpp — the readable console report: the run's context, one table per
-// kernel (one row per record), then the transfer fits and the bandwidth figures.
+// kernel (one row per record), then the transfer fits (flagged ones as flagged, never as
+// numbers), the break tests, and the bandwidth figures.
 //
 // Times in microseconds (the unit the CoMet thesis reports in), bandwidths in MB/s with
 // 1 MB = 10^6 bytes (as the thesis' "2.5 MB/s" and the 2.8 MB/s link rate), sizes in bytes.
@@ -8,6 +9,7 @@
 #pragma once
 
 #include <comet/report/report.hpp>
+#include <comet/stats/fit.hpp>
 #include <comet/stats/summary.hpp>
 
 #include <algorithm>
@@ -41,13 +43,48 @@ inline std::string fixed(std::optional<double> v, int decimals) {
     return v ? fixed(*v, decimals) : std::string("-");
 }
 
-/// `v` in fixed notation with at least `digits` significant digits (and at least 3 decimals):
-/// a per-byte time is 0.63 µs/B on the iPSC/860 but 0.00002 µs/B on shared memory, and a fixed
-/// number of decimals would print the latter as 0.000 or with one meaningful digit.
-inline std::string significant(double v, int digits = 4) {
-    if (!std::isfinite(v) || v == 0.0) return fixed(v, 3);
+/// The decimals that show `v` with at least `digits` significant digits (and at least 3): a
+/// per-byte time is 0.63 µs/B on the iPSC/860 but 0.00002 µs/B on shared memory, and a fixed
+/// number of decimals would print the latter as 0.000 or with one meaningful digit. Its
+/// standard error is shown to the same place.
+inline int significant_decimals(double v, int digits = 4) {
+    if (!std::isfinite(v) || v == 0.0) return 3;
     const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
-    return fixed(v, std::clamp(digits - 1 - magnitude, 3, 15));
+    return std::clamp(digits - 1 - magnitude, 3, 15);
+}
+
+/// `v` in fixed notation with `significant_decimals(v, digits)` decimals.
+inline std::string significant(double v, int digits = 4) { return fixed(v, significant_decimals(v, digits)); }
+
+/// "v ± se" with both to `decimals`; just "v" without an error, "-" without a value.
+inline std::string with_error(std::optional<double> v, std::optional<double> se, int decimals) {
+    if (!v || std::isnan(*v)) return "-";
+    if (!se || std::isnan(*se)) return fixed(*v, decimals);
+    return fixed(*v, decimals) + " ± " + fixed(*se, decimals);
+}
+
+/// `v` with 3 significant digits in the classic locale (F statistics and p-values, which
+/// span from 1e-40 to 1e4); "inf" and "-" for infinity and NaN.
+inline std::string general(double v) {
+    if (std::isnan(v)) return "-";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os << std::setprecision(3) << v;
+    return os.str();
+}
+
+/// The sizes a fit's regime holds: "all", "<= 100", "> 100", "> 100, <= 4096".
+inline std::string regime_sizes(const transfer_fit& f) {
+    if (!f.lower_break && !f.upper_break) {
+        if (f.break_size && f.regime == "small") return "<= " + fixed(*f.break_size, 0);  // built by hand: 8 fields
+        if (f.break_size && f.regime == "large") return "> " + fixed(*f.break_size, 0);
+        return "all";
+    }
+    std::string out;
+    if (f.lower_break) out = "> " + fixed(*f.lower_break, 0);
+    if (f.upper_break) out += (out.empty() ? "<= " : ", <= ") + fixed(*f.upper_break, 0);
+    return out;
 }
 
 inline std::string param_text(const param_value& v) {
@@ -127,7 +164,7 @@ inline void write_kernel(std::ostream& os, std::string_view kernel, const std::v
         });
         t.left.push_back(words);
     }
-    for (const char* h : {"n", "min[µs]", "median[µs]", "mean[µs]", "max[µs]"}) {
+    for (const char* h : {"n", "min[µs]", "median[µs]", "mean[µs]", "max[µs]", "spread"}) {
         t.headers.emplace_back(h);
         t.left.push_back(false);
     }
@@ -135,24 +172,40 @@ inline void write_kernel(std::ostream& os, std::string_view kernel, const std::v
         t.headers.emplace_back("MB/s");
         t.left.push_back(false);
     }
+    std::vector<summary> sums;
+    bool any_unstable = false;
     for (const record* r : recs) {
+        sums.push_back(summarize(r->samples));
+        any_unstable = any_unstable || sums.back().unstable;
+    }
+    if (any_unstable) {  // the column only when it has something to say
+        t.headers.emplace_back("note");
+        t.left.push_back(true);
+    }
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+        const record* r = recs[i];
         std::vector<std::string> row;
         for (const auto& n : names) {
             const auto* v = r->params.find(n);
             row.push_back(v ? param_text(*v) : "-");
         }
-        const auto s = summarize(r->samples);
+        const auto& s = sums[i];
         row.push_back(std::to_string(s.n));
         for (double v : {s.min, s.median, s.mean, s.max}) row.push_back(fixed(v * 1e6, 3));
+        row.push_back(s.rel_spread ? fixed(*s.rel_spread * 100, 1) + "%" : "-");
         if (has_bandwidth) {
             const auto size = r->params.integer("size");
             const bool ok = size && *size > 0 && s.median > 0.0;
             row.push_back(ok ? fixed(static_cast<double>(*size) / s.median / 1e6, 3) : "-");
         }
+        if (any_unstable) row.push_back(s.unstable ? "unstable" : "");
         t.rows.push_back(std::move(row));
     }
     os << '\n' << kernel << '\n';
     t.write(os);
+    if (any_unstable)
+        os << "  unstable: spread (MAD/median, scaled to sigma) above " << fixed(unstable_spread * 100, 0)
+           << "%; read the median with care\n";
 }
 
 /// A curve's shared params as "size 8, hops 1" ("-" when there are none).
@@ -170,9 +223,11 @@ inline std::string group_text(const params& group) {
 }  // namespace detail::table
 
 /// Writes `r` as console tables: the context, then per kernel (first-seen order) one row per
-/// record — its params, n, and min / median / mean / max in µs, plus MB/s from the median for
-/// records with a `size` > 0 — then the fits (t_startup µs, t_per_byte µs/byte, hop µs,
-/// residual µs), the bandwidth figures (peak MB/s, n_half and n_90 in bytes), the growth of
+/// record — its params, n, min / median / mean / max in µs, the robust spread (MAD/median, as a
+/// percentage), MB/s from the median for records with a `size` > 0, and "unstable" where the
+/// spread exceeds 5% — then the fits (the regime's sizes, t_startup µs, t_per_byte µs/byte, hop
+/// µs, each ± its standard error, residual µs; a flagged fit shows "(flagged: <why>)" instead of
+/// its coefficients) and the F tests that decided the regimes, the bandwidth figures (peak MB/s, n_half and n_90 in bytes), the growth of
 /// the collectives with log2 P, linear or quadratic growth in the matrix dimension, echo under
 /// cross traffic, the overlap gain, and the notes. "-" marks a value that is absent or not
 /// computable.
@@ -187,16 +242,52 @@ inline void write_table(std::ostream& os, const report& r) {
     for (const auto& k : kernels) write_kernel(os, k, r.results.of(k));
 
     if (!r.fits.empty()) {
-        text_table t{{"kernel", "regime", "t_startup[µs]", "t_per_byte[µs/B]", "hop[µs]", "residual[µs]", "points",
-                      "break[B]"},
-                     {true, true, false, false, false, false, false, false},
+        text_table t{{"kernel", "regime", "sizes[B]", "t_startup[µs]", "t_per_byte[µs/B]", "hop[µs]", "residual[µs]",
+                      "points"},
+                     {true, true, true, false, false, false, false, false},
                      {}};
-        for (const auto& f : r.fits)
-            t.rows.push_back({f.kernel, f.regime, fixed(f.t_startup * 1e6, 3), significant(f.t_per_byte * 1e6),
-                              f.hop ? fixed(*f.hop * 1e6, 3) : "-", fixed(f.residual * 1e6, 3),
-                              std::to_string(f.points), fixed(f.break_size, 0)});
-        os << "\nfits: t(N) = t_startup + N*t_per_byte + (hops-1)*hop\n";
+        const auto scaled = [](std::optional<double> v) { return v ? std::optional(*v * 1e6) : std::nullopt; };
+        for (const auto& f : r.fits) {
+            std::vector<std::string> row{f.kernel, f.regime, regime_sizes(f)};
+            if (f.valid()) {
+                row.push_back(with_error(f.t_startup * 1e6, scaled(f.t_startup_se), 3));
+                row.push_back(with_error(f.t_per_byte * 1e6, scaled(f.t_per_byte_se), significant_decimals(f.t_per_byte * 1e6)));
+                row.push_back(with_error(scaled(f.hop), scaled(f.hop_se), 3));
+            } else {
+                // Never the numbers of a flagged fit: the reason stands where they would.
+                row.insert(row.end(), {"(" + fit_flags_text(f.flags) + ")", "", ""});
+            }
+            row.push_back(fixed(f.residual * 1e6, 3));
+            row.push_back(std::to_string(f.points));
+            t.rows.push_back(std::move(row));
+        }
+        os << "\nfits: t(N) = t_startup + N*t_per_byte + (hops-1)*hop, each ± its standard error\n";
         t.write(os);
+
+        // The F tests behind the regimes, once per kernel (every regime carries the same list).
+        text_table b{{"kernel", "regimes", "split at[B]", "F", "df", "p", "verdict"},
+                     {true, true, false, false, false, false, true},
+                     {}};
+        std::vector<std::string> seen;
+        for (const auto& f : r.fits) {
+            if (f.break_tests.empty() || std::find(seen.begin(), seen.end(), f.kernel) != seen.end()) continue;
+            seen.push_back(f.kernel);
+            for (const auto& bt : f.break_tests) {
+                const std::string step = std::to_string(bt.regimes) + " -> " + std::to_string(bt.regimes + 1);
+                if (bt.candidates == 0) {
+                    b.rows.push_back({f.kernel, step, "-", "-", "-", "-", "no split leaves enough sizes on both sides"});
+                    continue;
+                }
+                b.rows.push_back({f.kernel, step, fixed(bt.break_size, 0), general(bt.f),
+                                  std::to_string(bt.df1) + ", " + std::to_string(bt.df2), general(bt.p),
+                                  bt.given ? "given" : bt.chosen ? "split" : "not split"});
+            }
+        }
+        if (!b.rows.empty()) {
+            os << "\nbreaks: a regime is split only where an F test rejects the fit without the split at 5%"
+                  " (p multiplied by the splits searched)\n";
+            b.write(os);
+        }
     }
     if (!r.bandwidth.empty()) {
         text_table t{{"kernel", "hops", "peak[MB/s]", "n_half[B]", "n_90[B]"}, {true, false, false, false, false}, {}};

@@ -1,6 +1,7 @@
-// comet/stats/fit.hpp — least-squares fits of measured times: a straight line, the CoMet
-// transfer model t(N) = t_startup + N·t_per_byte + (n − 1)·h with an optional protocol break,
-// and the bandwidth figures (peak, sizes reaching 50% and 90% of it).
+// comet/stats/fit.hpp — the CoMet transfer model t(N) = t_startup + N·t_per_byte + (n − 1)·h
+// fitted to a kernel's records, with protocol breaks given or found by F tests, standard errors
+// of every coefficient, and flags on fits that are not results. Includes least_squares.hpp
+// (`fit_line`) and bandwidth.hpp (`bandwidth`), which callers have always had from here.
 //
 // Follows the CoMet thesis, section 5.1: "using a linear least-squares fit to our measured
 // communication times, we arrive at t_start-up to be around 79us for transmitting messages less
@@ -9,11 +10,34 @@
 // fit is done separately on each side of that break; the hop term comes from fitting echo
 // times of several hop distances jointly.
 //
-// The only Eigen user in stats/. Every fit reports its residual (SPEC 8).
-// Deliberately not here: log-P growth fits of collectives, COMMTEST a/b, LogGP parameters.
+// What a reader can trust, and why:
+// - A break is there only when the data demand it. Splitting always lowers the residual, so
+//   "the split with the least residual" would find a protocol change in any straight line. A
+//   found break must pass an F test of the extra regime against the fit without it, at 5%,
+//   with the p-value multiplied by the number of splits searched (Bonferroni): the search
+//   picks the split with the largest F, and an F test that ignores this would call a break in
+//   a straight line far more often than 5% of the time. Bonferroni is conservative (the splits'
+//   F values are correlated), which is the side to err on: a missed break leaves one honest
+//   line with a larger residual, a false one invents a protocol.
+// - Every coefficient has a standard error, sqrt(σ̂²·[(XᵀX)⁻¹]_kk) with σ̂² = SSR/(n − p): the
+//   textbook ordinary-least-squares error, valid when the points' errors are independent and
+//   of one size. Timing noise grows with the time, so for fits spanning orders of magnitude
+//   the errors of large-size coefficients are understated and small-size ones overstated;
+//   fitting medians (not single samples) keeps both small.
+// - A fit whose coefficients make no physical sense (a negative start-up, per-byte time or hop
+//   cost beyond its standard error), that has no residual degree of freedom left, or whose
+//   design is singular carries `flags`; reporters show such a fit as flagged, never as numbers.
+//
+// Every fit reports its residual (SPEC 8).
+// Deliberately not here: the least-squares solve (least_squares.hpp), bandwidth figures
+// (bandwidth.hpp), log-P growth fits of collectives (growth.hpp), COMMTEST a/b, LogGP
+// parameters, weighted least squares.
 #pragma once
 
 #include <comet/core/errors.hpp>
+#include <comet/stats/bandwidth.hpp>
+#include <comet/stats/distributions.hpp>
+#include <comet/stats/least_squares.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
 
@@ -29,75 +53,135 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace comet {
 
-/// y = intercept + slope·x, fitted by least squares.
-struct line_fit {
-    double intercept = 0.0;
-    double slope = 0.0;
-    double residual = 0.0;  ///< root-mean-square of the residuals, sqrt(Σr²/points), same unit as y
-    std::size_t points = 0;
+/// Why a fit is not a result. A flagged fit keeps its estimates for diagnosis, but every
+/// reporter shows it as flagged (JSON: `"valid": false` and `null` coefficients).
+namespace fit_flag {
+/// The design matrix is rank deficient (one size only; hops that move with the size): no
+/// unique coefficients exist. The coefficients are NaN.
+inline constexpr std::string_view singular = "singular";
+/// No residual degree of freedom is left (points ≤ coefficients): the fit passes through every
+/// point, and neither its residual nor its standard errors say anything.
+inline constexpr std::string_view too_few_points = "too_few_points";
+/// t_startup, t_per_byte or hop below zero by more than its standard error (times
+/// `transfer_fit_options::negative_tolerance`): no transfer takes negative time, so the model
+/// does not describe these points (the wrong regimes, a placement change within the sweep...).
+inline constexpr std::string_view negative_startup = "negative_startup";
+inline constexpr std::string_view negative_per_byte = "negative_per_byte";
+inline constexpr std::string_view negative_hop = "negative_hop";
+}  // namespace fit_flag
+
+/// A flag in words, for tables: "negative hop", "singular design", "too few points".
+inline std::string fit_flag_text(std::string_view flag) {
+    if (flag == fit_flag::singular) return "singular design";
+    if (flag == fit_flag::negative_startup) return "negative start-up";
+    if (flag == fit_flag::negative_per_byte) return "negative per-byte time";
+    std::string out(flag);
+    std::replace(out.begin(), out.end(), '_', ' ');
+    return out;
+}
+
+/// "flagged: negative hop, too few points".
+inline std::string fit_flags_text(const std::vector<std::string>& flags) {
+    std::string out = "flagged:";
+    for (std::size_t i = 0; i < flags.size(); ++i) out += (i ? ", " : " ") + fit_flag_text(flags[i]);
+    return out;
+}
+
+/// One F test of "one more regime" against the fit without it: does splitting a regime at
+/// `break_size` lower the summed squared residual by more than chance would?
+///     F = ((SSR_fewer − SSR_more) / df1) / (SSR_more / df2)
+/// df1 = the coefficients the split adds, df2 = points − coefficients of the split fit.
+struct break_test {
+    std::size_t regimes = 1;     ///< regimes before the split (the test is regimes + 1 against regimes)
+    double break_size = 0.0;     ///< bytes: the split tested, the largest size below it; NaN when no split was testable
+    double f = 0.0;              ///< the F statistic; +inf when the split fits exactly and the fit without it does not
+    std::size_t df1 = 0;
+    std::size_t df2 = 0;
+    double p_nominal = 0.0;      ///< P(F(df1, df2) > f): the p-value were the split fixed in advance
+    std::size_t candidates = 0;  ///< splits searched for this step (1 for a given break; 0: none testable)
+    double p = 0.0;              ///< min(1, candidates · p_nominal): the p-value the decision uses
+    double alpha = 0.05;         ///< the level the test is made at
+    bool given = false;          ///< the break was given (`break_size` option), not searched
+    bool chosen = false;         ///< the split was made (p < alpha, or given)
 };
 
 /// One fit of the transfer model t(N) = t_startup + N·t_per_byte [+ (n − 1)·hop] to the median
-/// times of one kernel's records.
+/// times of one regime of one kernel's records.
+///
+/// The first eight fields are as before the flags existed; aggregate initialisation with them
+/// alone still works (a fit without standard errors, valid).
 struct transfer_fit {
     std::string kernel;
-    std::string regime;              ///< "all", "small" (size ≤ break_size) or "large" (size > break_size)
+    std::string regime;              ///< "all"; "small", "large"; "small", "medium", "large"; "small", "medium1", ..., "large"
     double t_startup = 0.0;          ///< seconds: the time of a 0-byte message over one hop
     double t_per_byte = 0.0;         ///< seconds per byte
-    std::optional<double> hop;       ///< seconds per extra hop; only when the records span ≥ 2 hop values
-    double residual = 0.0;           ///< seconds: root-mean-square of the residuals
+    std::optional<double> hop;       ///< seconds per extra hop; only when the regime's records span ≥ 2 hop values
+    double residual = 0.0;           ///< seconds: root-mean-square of the residuals, sqrt(SSR/points)
     std::size_t points = 0;          ///< records fitted
-    std::optional<double> break_size;  ///< bytes: the break used ("small"/"large" fits only)
+    /// bytes: the break that bounds this regime ("small"/"large" of a two-regime fit: the one
+    /// break; with more regimes `upper_break`, or `lower_break` for the last). Empty for "all".
+    std::optional<double> break_size;
+
+    std::optional<double> t_startup_se;   ///< standard error of t_startup (empty when dof = 0 or singular)
+    std::optional<double> t_per_byte_se;  ///< standard error of t_per_byte
+    std::optional<double> hop_se;         ///< standard error of hop (empty without a hop term)
+    double sigma = std::numeric_limits<double>::quiet_NaN();  ///< seconds: residual standard error sqrt(SSR/dof); NaN when dof = 0 or not computed
+    std::size_t dof = 0;                  ///< residual degrees of freedom: points − coefficients
+    std::optional<double> lower_break;    ///< bytes: the regime holds sizes > lower_break (empty: from the smallest)
+    std::optional<double> upper_break;    ///< bytes: the regime holds sizes ≤ upper_break (empty: to the largest)
+    std::size_t regimes = 1;              ///< how many regimes this kernel's fit has
+    /// The F tests that decided the regimes, in order (the same list on every regime of the
+    /// kernel): each accepted split, then the first one refused. Empty when no break was
+    /// searched or given.
+    std::vector<break_test> break_tests;
+    /// Why this fit is not a result (`fit_flag`); empty for a valid fit.
+    std::vector<std::string> flags;
+
+    /// True when nothing is flagged: the coefficients may be shown as a result.
+    bool valid() const noexcept { return flags.empty(); }
+    bool flagged(std::string_view flag) const noexcept {
+        return std::find(flags.begin(), flags.end(), flag) != flags.end();
+    }
 };
 
 /// How `fit_transfers` splits the sizes.
 struct transfer_fit_options {
-    /// Fit sizes ≤ break_size and sizes > break_size separately (NX/2: 100).
+    /// Fit sizes ≤ break_size and sizes > break_size separately (NX/2: 100). The split is made
+    /// whatever its F test says (the test is reported).
     std::optional<double> break_size;
-    /// Find the break instead: the split between two measured sizes that minimises the summed
-    /// squared residual of the two fits. Exclusive with `break_size`.
+    /// Search for breaks instead: split a regime only when the F test rejects the fit without
+    /// the split (see `break_test`), one split at a time, up to `max_regimes`. Exclusive with
+    /// `break_size`. Without either: one regime, no test.
     bool find_break = false;
-};
-
-/// Bandwidth figures of one kernel at one hop distance, from bandwidth(N) = N / median time.
-struct bandwidth_figures {
-    std::string kernel;
-    std::int64_t hops = 1;
-    double peak = 0.0;    ///< bytes per second: the largest measured bandwidth
-    double n_half = 0.0;  ///< bytes: smallest size reaching 50% of peak (interpolated)
-    double n_90 = 0.0;    ///< bytes: smallest size reaching 90% of peak (interpolated)
+    /// The level of the break tests.
+    double alpha = 0.05;
+    /// The most regimes a search may find. Four: MPI libraries commonly switch protocol twice
+    /// (short in the envelope, eager, rendezvous), plus one for a cache or page boundary.
+    std::size_t max_regimes = 4;
+    /// Distinct sizes each regime of a search must hold. Three, so a regime's line is
+    /// over-determined in the size (two sizes always fit a line exactly, so a 2-size regime
+    /// could swallow any curvature at the edge of the sweep and "pass" the test). Values below
+    /// 2 act as 2.
+    std::size_t min_sizes = 3;
+    /// A coefficient below −negative_tolerance × its standard error is flagged. One standard
+    /// error: a negative estimate within it is a cost too small to resolve (a start-up of ~0 on
+    /// shared memory), beyond it the model does not fit the machine.
+    double negative_tolerance = 1.0;
 };
 
 namespace detail {
 
-/// Least squares X·beta ≈ y. Each column is scaled to unit maximum first: sizes (up to 1e6)
-/// and an intercept column (1) differ by orders of magnitude, and the rank decision of the
-/// pivoting QR compares column norms, so unscaled it could call a perfectly good design
-/// singular (or a singular one good). Returns nullopt when X is rank deficient.
-inline std::optional<Eigen::VectorXd> solve_least_squares(Eigen::MatrixXd x, const Eigen::VectorXd& y) {
-    Eigen::VectorXd scale(x.cols());
-    for (Eigen::Index c = 0; c < x.cols(); ++c) {
-        const double m = x.col(c).cwiseAbs().maxCoeff();
-        scale(c) = m > 0.0 ? m : 1.0;
-        x.col(c) /= scale(c);
-    }
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(x.rows(), x.cols());
-    // Eigen's default rank threshold (a few ulps) lets rounding noise of an exactly collinear
-    // design (a hop column that is a copy of the size column) pass as rank. With unit-scaled
-    // columns, a pivot 1e-10 of the largest means the columns are dependent for all purposes.
-    qr.setThreshold(1e-10);
-    qr.compute(x);
-    if (qr.rank() < x.cols()) return std::nullopt;
-    Eigen::VectorXd beta = qr.solve(y);
-    return Eigen::VectorXd(beta.cwiseQuotient(scale));
-}
-
-inline double residual_rms(const Eigen::VectorXd& r) {
-    return r.size() == 0 ? 0.0 : std::sqrt(r.squaredNorm() / static_cast<double>(r.size()));
+/// The summed squared residual below which a fit counts as exact: every residual within
+/// 1e-12 of the largest time. Noiseless data (the simulated iPSC/860) leave rounding residuals
+/// of ~1e-16 relative; an F test on rounding noise would "find" breaks in it.
+inline double exact_ssr(double y_max, std::size_t points) {
+    const double r = 1e-12 * y_max;
+    return static_cast<double>(points) * r * r;
 }
 
 /// One measured point of the transfer model.
@@ -108,11 +192,19 @@ struct transfer_point {
     double time;        // median of the record's samples
 };
 
+/// The transfer model fitted to some points.
 struct model_fit {
-    double t_startup = 0.0, t_per_byte = 0.0;
-    std::optional<double> hop;
-    double ssr = 0.0;  // summed squared residual
+    bool singular = true;
+    bool joint = false;  // with a hop term
+    double t_startup = std::numeric_limits<double>::quiet_NaN();
+    double t_per_byte = std::numeric_limits<double>::quiet_NaN();
+    double hop = std::numeric_limits<double>::quiet_NaN();
+    std::optional<double> t_startup_se, t_per_byte_se, hop_se;
+    double ssr = std::numeric_limits<double>::quiet_NaN();
     std::size_t points = 0;
+    std::size_t params = 2;
+    double y_max = 0.0, size_max = 0.0, extra_hops_max = 0.0;  // for the "is it zero?" scale
+    std::size_t dof() const { return points > params ? points - params : 0; }
 };
 
 inline std::size_t distinct_sizes(std::span<const transfer_point> pts) {
@@ -124,48 +216,112 @@ inline std::size_t distinct_sizes(std::span<const transfer_point> pts) {
 
 /// Fits the model to `pts`; joint with a hop term when they span ≥ 2 hop values (the rule is
 /// applied to the points of each regime, because a hop column that is constant within a regime
-/// cannot be told apart from the intercept). nullopt when the design is singular.
-inline std::optional<model_fit> fit_model(std::span<const transfer_point> pts) {
-    bool joint = false;
+/// cannot be told apart from the intercept). `singular` when the design is.
+inline model_fit fit_model(std::span<const transfer_point> pts) {
+    model_fit f;
     for (const auto& p : pts)
-        if (p.hops != pts.front().hops) joint = true;
+        if (p.hops != pts.front().hops) f.joint = true;
+    f.points = pts.size();
+    f.params = f.joint ? 3 : 2;
     const auto n = static_cast<Eigen::Index>(pts.size());
-    const Eigen::Index cols = joint ? 3 : 2;
-    if (n < cols) return std::nullopt;
+    const auto cols = static_cast<Eigen::Index>(f.params);
     Eigen::MatrixXd x(n, cols);
     Eigen::VectorXd y(n);
     for (Eigen::Index i = 0; i < n; ++i) {
         const auto& p = pts[static_cast<std::size_t>(i)];
         x(i, 0) = 1.0;
         x(i, 1) = p.size;
-        if (joint) x(i, 2) = p.extra_hops;
+        if (f.joint) x(i, 2) = p.extra_hops;
         y(i) = p.time;
+        f.y_max = std::max(f.y_max, std::fabs(p.time));
+        f.size_max = std::max(f.size_max, std::fabs(p.size));
+        f.extra_hops_max = std::max(f.extra_hops_max, std::fabs(p.extra_hops));
     }
-    const auto beta = solve_least_squares(x, y);
-    if (!beta) return std::nullopt;
-    model_fit f;
-    f.t_startup = (*beta)(0);
-    f.t_per_byte = (*beta)(1);
-    if (joint) f.hop = (*beta)(2);
-    f.ssr = (y - x * *beta).squaredNorm();
-    f.points = pts.size();
+    const auto ls = fit_least_squares(x, y);
+    if (!ls) return f;
+    f.singular = false;
+    f.t_startup = ls->beta(0);
+    f.t_per_byte = ls->beta(1);
+    if (f.joint) f.hop = ls->beta(2);
+    f.ssr = ls->ssr;
+    if (f.dof() > 0) {
+        const double sigma2 = f.ssr / static_cast<double>(f.dof());
+        const auto se = [&](Eigen::Index c) { return std::sqrt(std::max(0.0, sigma2 * ls->xtx_inverse(c, c))); };
+        f.t_startup_se = se(0);
+        f.t_per_byte_se = se(1);
+        if (f.joint) f.hop_se = se(2);
+    }
     return f;
 }
 
-inline transfer_fit to_transfer_fit(std::string_view kernel, std::string regime, const model_fit& m,
-                                    std::optional<double> break_size) {
-    return {std::string(kernel), std::move(regime), m.t_startup, m.t_per_byte, m.hop,
-            std::sqrt(m.ssr / static_cast<double>(m.points)), m.points, break_size};
+/// The flags of a fit (see `fit_flag`). "Beyond its standard error" uses a floor as well: a
+/// coefficient whose effect over the measured range is below 1e-9 of the largest time is zero
+/// for all purposes, so rounding (−1e-21 s with a standard error of 1e-22 s on noiseless data)
+/// is not "negative".
+inline std::vector<std::string> flags_of(const model_fit& m, double tolerance) {
+    std::vector<std::string> flags;
+    if (m.singular) flags.emplace_back(fit_flag::singular);
+    if (m.points <= m.params) flags.emplace_back(fit_flag::too_few_points);
+    if (m.singular) return flags;
+    const auto negative = [&](double v, const std::optional<double>& se, double x_max) {
+        const double zero = x_max > 0.0 ? 1e-9 * m.y_max / x_max : 0.0;
+        return v < -std::max(tolerance * se.value_or(0.0), zero);
+    };
+    if (negative(m.t_startup, m.t_startup_se, 1.0)) flags.emplace_back(fit_flag::negative_startup);
+    if (negative(m.t_per_byte, m.t_per_byte_se, m.size_max)) flags.emplace_back(fit_flag::negative_per_byte);
+    if (m.joint && negative(m.hop, m.hop_se, m.extra_hops_max)) flags.emplace_back(fit_flag::negative_hop);
+    return flags;
 }
 
-/// The hop distance of a record: its integer `hops` parameter, 1 when absent.
-inline std::int64_t record_hops(const record& r, std::int64_t size, const char* who) {
-    if (!r.params.contains("hops")) return 1;
-    const auto h = r.params.integer("hops");
-    if (!h || *h < 0)
-        raise<invalid_argument>(-1, who, ": kernel '", r.kernel, "' has a record of size ", size,
-                                " whose 'hops' is not an integer >= 0");
-    return *h;
+inline transfer_fit to_transfer_fit(std::string_view kernel, std::string regime, const model_fit& m, double tolerance) {
+    transfer_fit f;
+    f.kernel = std::string(kernel);
+    f.regime = std::move(regime);
+    f.t_startup = m.t_startup;
+    f.t_per_byte = m.t_per_byte;
+    if (m.joint) f.hop = m.hop;
+    f.residual = m.points == 0 ? std::numeric_limits<double>::quiet_NaN()
+                               : std::sqrt(m.ssr / static_cast<double>(m.points));
+    f.points = m.points;
+    f.t_startup_se = m.t_startup_se;
+    f.t_per_byte_se = m.t_per_byte_se;
+    f.hop_se = m.hop_se;
+    f.dof = m.dof();
+    f.sigma = f.dof > 0 ? std::sqrt(m.ssr / static_cast<double>(f.dof)) : std::numeric_limits<double>::quiet_NaN();
+    f.flags = flags_of(m, tolerance);
+    return f;
+}
+
+/// The F test of `more` (a split fit) against `fewer` (the fit it refines), both over the same
+/// points; `candidates` splits were searched to find this one.
+inline break_test f_test(double ssr_fewer, std::size_t params_fewer, double ssr_more, std::size_t params_more,
+                         std::size_t points, double exact, std::size_t candidates, double alpha) {
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    break_test t;
+    t.df1 = params_more - params_fewer;
+    t.df2 = points - params_more;
+    t.candidates = candidates;
+    t.alpha = alpha;
+    if (ssr_more <= exact)
+        t.f = ssr_fewer > exact ? std::numeric_limits<double>::infinity() : nan;
+    else
+        t.f = (std::max(0.0, ssr_fewer - ssr_more) / static_cast<double>(t.df1)) /
+              (ssr_more / static_cast<double>(t.df2));
+    t.p_nominal = std::isnan(t.f) ? nan : f_sf(t.f, static_cast<double>(t.df1), static_cast<double>(t.df2));
+    t.p = std::isnan(t.p_nominal) ? nan : std::min(1.0, static_cast<double>(candidates) * t.p_nominal);
+    t.chosen = t.p < alpha;  // false for NaN
+    return t;
+}
+
+/// The name of regime i of k: "all"; "small", "large"; "small", "medium", "large"; "small",
+/// "medium1", "medium2", ..., "large". The
+/// first and the last keep their names whatever k is, since what the thesis compares is the
+/// smallest and the largest messages.
+inline std::string regime_name(std::size_t i, std::size_t k) {
+    if (k == 1) return "all";
+    if (i == 0) return "small";
+    if (i + 1 == k) return "large";
+    return k == 3 ? "medium" : "medium" + std::to_string(i);
 }
 
 /// The points of `kernel`: records with an integer `size`, at least one sample, and a hop
@@ -184,57 +340,128 @@ inline std::vector<transfer_point> transfer_fit_points(const result_set& results
     return pts;
 }
 
-}  // namespace detail
-
-/// Fits y = intercept + slope·x by least squares (Eigen's column-pivoting Householder QR).
-/// @throws invalid_argument when the sizes differ, there are fewer than 2 points, every x is
-///         the same, or a value is not finite.
-/// @code  auto f = comet::fit_line(sizes, times);  // f.intercept, f.slope, f.residual  @endcode
-inline line_fit fit_line(std::span<const double> x, std::span<const double> y) {
-    if (x.size() != y.size())
-        raise<invalid_argument>(-1, "fit_line: ", x.size(), " x values but ", y.size(), " y values");
-    if (x.size() < 2) raise<invalid_argument>(-1, "fit_line: ", x.size(), " points; a line needs at least 2");
-    for (std::size_t i = 0; i < x.size(); ++i)
-        if (!std::isfinite(x[i]) || !std::isfinite(y[i]))
-            raise<invalid_argument>(-1, "fit_line: point ", i, " (", x[i], ", ", y[i], ") is not finite");
-    if (std::all_of(x.begin(), x.end(), [&](double v) { return v == x.front(); }))
-        raise<invalid_argument>(-1, "fit_line: all ", x.size(), " x values are ", x.front(), "; no slope can be fitted");
-
-    const auto n = static_cast<Eigen::Index>(x.size());
-    Eigen::MatrixXd a(n, 2);
-    Eigen::VectorXd b(n);
-    for (Eigen::Index i = 0; i < n; ++i) {
-        a(i, 0) = 1.0;
-        a(i, 1) = x[static_cast<std::size_t>(i)];
-        b(i) = y[static_cast<std::size_t>(i)];
+/// The sequential search for breaks (see `transfer_fit_options::find_break`) over points sorted
+/// by size. Splits are only made between two distinct sizes: `starts` holds the index of the
+/// first point of each distinct size, and a regime is a range [g0, g1) of these groups.
+/// Returns the group ranges of the regimes, in size order, and the tests made.
+class break_search {
+public:
+    break_search(std::span<const transfer_point> pts, const transfer_fit_options& o) : pts_(pts), o_(o) {
+        for (std::size_t i = 0; i < pts.size(); ++i)
+            if (i == 0 || pts[i].size != pts[i - 1].size) starts_.push_back(i);
+        starts_.push_back(pts.size());
+        for (const auto& p : pts) y_max_ = std::max(y_max_, std::fabs(p.time));
     }
-    const auto beta = detail::solve_least_squares(a, b);
-    if (!beta)  // distinct x, but numerically collinear with the intercept (say 1 and 1 + 1e-12)
-        raise<invalid_argument>(-1, "fit_line: the ", x.size(), " x values are too close together to fit a slope");
-    return {(*beta)(0), (*beta)(1), detail::residual_rms(b - a * *beta), x.size()};
-}
+
+    std::vector<std::pair<std::size_t, std::size_t>> run() {
+        const std::size_t groups = starts_.size() - 1;
+        std::vector<std::pair<std::size_t, std::size_t>> regimes{{0, groups}};
+        const model_fit& whole = fit(0, groups);
+        if (whole.singular) return regimes;
+        double ssr = whole.ssr;
+        std::size_t params = whole.params;
+        const double exact = exact_ssr(y_max_, pts_.size());
+        const std::size_t min_sizes = std::max<std::size_t>(o_.min_sizes, 2);  // a line needs two
+        while (regimes.size() < std::max<std::size_t>(o_.max_regimes, 1)) {
+            struct candidate {
+                std::size_t regime, cut;
+                double ssr;
+                std::size_t params;
+            };
+            std::optional<candidate> best;
+            std::size_t searched = 0;
+            for (std::size_t r = 0; r < regimes.size(); ++r) {
+                const auto [g0, g1] = regimes[r];
+                const model_fit& parent = fit(g0, g1);
+                for (std::size_t cut = g0 + min_sizes; cut + min_sizes <= g1; ++cut) {
+                    const model_fit& lo = fit(g0, cut);
+                    const model_fit& hi = fit(cut, g1);
+                    if (lo.singular || hi.singular) continue;
+                    const std::size_t p = params - parent.params + lo.params + hi.params;
+                    if (p <= params || p >= pts_.size()) continue;  // adds nothing, or leaves no dof
+                    ++searched;
+                    const double s = ssr - parent.ssr + lo.ssr + hi.ssr;
+                    if (!best || s < best->ssr) best = candidate{r, cut, s, p};  // the first (smaller) on a tie
+                }
+            }
+            if (!best) {  // no regime can be split further: say so rather than stop silently
+                constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+                break_test none;
+                none.regimes = regimes.size();
+                none.break_size = none.f = none.p_nominal = none.p = nan;
+                none.alpha = o_.alpha;
+                tests_.push_back(none);
+                break;
+            }
+            // The current fit is exact: no split can improve on it but by rounding, and an F test
+            // of rounding against rounding would find "breaks" in it.
+            if (ssr <= exact) break;
+            break_test t = f_test(ssr, params, best->ssr, best->params, pts_.size(), exact, searched, o_.alpha);
+            t.regimes = regimes.size();
+            t.break_size = pts_[starts_[best->cut] - 1].size;
+            tests_.push_back(t);
+            if (!t.chosen) break;
+            const auto [g0, g1] = regimes[best->regime];
+            regimes[best->regime] = {g0, best->cut};
+            regimes.insert(regimes.begin() + static_cast<std::ptrdiff_t>(best->regime) + 1, {best->cut, g1});
+            ssr = best->ssr;
+            params = best->params;
+        }
+        return regimes;
+    }
+
+    const std::vector<break_test>& tests() const { return tests_; }
+    std::span<const transfer_point> points(std::size_t g0, std::size_t g1) const {
+        return pts_.subspan(starts_[g0], starts_[g1] - starts_[g0]);
+    }
+    const model_fit& fit(std::size_t g0, std::size_t g1) {
+        auto it = cache_.find({g0, g1});
+        if (it == cache_.end()) it = cache_.emplace(std::pair{g0, g1}, fit_model(points(g0, g1))).first;
+        return it->second;
+    }
+    /// The largest size of group range [.., g1): the break above it.
+    double size_before(std::size_t g1) const { return pts_[starts_[g1] - 1].size; }
+
+private:
+    std::span<const transfer_point> pts_;
+    const transfer_fit_options& o_;
+    std::vector<std::size_t> starts_;
+    double y_max_ = 0.0;
+    std::map<std::pair<std::size_t, std::size_t>, model_fit> cache_;
+    std::vector<break_test> tests_;
+};
+
+}  // namespace detail
 
 /// Fits the CoMet transfer model to the records of `kernel` (CoMet thesis 5.1).
 ///
 /// Uses the records whose params hold an integer `size` (bytes) and at least one sample; `hops`
 /// (an integer) defaults to 1 when absent, and records at 0 hops (a rank messaging itself: no
-/// network path) are left out. The time fitted for a record is the MEDIAN of its
-/// samples (robust to the slow outliers timings always have).
-/// - no break: one fit, regime "all";
-/// - `break_size` given, or found with `find_break`: two fits, "small" (size ≤ break) then
-///   "large" (size > break), both reporting the break. The search tries every split between
-///   two adjacent distinct sizes s_i < s_(i+1) that leaves ≥ 3 points on each side, keeps the
-///   one with the least summed squared residual of the two fits (the smaller break on a tie)
-///   and reports break_size = s_i, the largest size of the "small" side.
-/// When the points of a fit span ≥ 2 hop values, the fit is joint over all of them:
+/// network path) are left out. The time fitted for a record is the MEDIAN of its samples
+/// (robust to the slow outliers timings always have).
+/// - no option: one fit, regime "all", no test;
+/// - `break_size` given: two fits, "small" (size ≤ break) and "large" (size > break), whatever
+///   the data say; the F test of the split is reported (`given`);
+/// - `find_break`: one regime unless F tests demand more. Each step tries every split of
+///   every current regime between two adjacent distinct sizes that leaves `min_sizes` sizes on
+///   both sides, takes the split with the least total squared residual (the smaller size on a
+///   tie), and makes it only when the F test against the fit without it rejects at `alpha`
+///   after multiplying its p-value by the number of splits tried; stops at `max_regimes`. The
+///   tests are in every fit's `break_tests`, the count in `regimes`.
+/// When the points of a regime span ≥ 2 hop values, its fit is joint over all of them:
 /// t = t_startup + N·t_per_byte + (n − 1)·hop; with a single hop value, `hop` is nullopt (and
 /// t_startup includes that distance's (n − 1)·h).
-/// @throws invalid_argument when a regime has too few points (or sizes) for its fit, no split
-///         leaves 3 points on each side, `hops` is not an integer >= 0, or both `break_size` and
+///
+/// Data that cannot give a result do not throw: a regime that is singular (one size), has no
+/// residual degree of freedom, or has a coefficient below zero beyond its standard error comes
+/// back with `flags` (see `fit_flag`), and reporters show it as flagged.
+/// @throws invalid_argument when the kernel has no fittable record, a given break leaves one
+///         side without records, `hops` is not an integer >= 0, or both `break_size` and
 ///         `find_break` are given.
 /// @code
-///   auto fits = comet::fit_transfers(results, "echo", {.break_size = 100});
-///   // fits[0]: regime "small", fits[1]: regime "large"
+///   auto fits = comet::fit_transfers(results, "echo", {.find_break = true});
+///   for (const auto& f : fits)
+///       if (f.valid()) use(f.regime, f.t_startup, *f.t_startup_se);
 /// @endcode
 inline std::vector<transfer_fit> fit_transfers(const result_set& results, std::string_view kernel,
                                                const transfer_fit_options& options = {}) {
@@ -244,113 +471,66 @@ inline std::vector<transfer_fit> fit_transfers(const result_set& results, std::s
                                 " given together with find_break; choose one");
     if (options.break_size && !std::isfinite(*options.break_size))
         raise<invalid_argument>(-1, "fit_transfers: break_size = ", *options.break_size, " is not finite");
+    if (!(options.alpha > 0.0 && options.alpha < 1.0))
+        raise<invalid_argument>(-1, "fit_transfers: alpha = ", options.alpha, " is outside (0, 1)");
 
     auto pts = detail::transfer_fit_points(results, kernel);
+    if (pts.empty())
+        raise<invalid_argument>(-1, "fit_transfers: kernel '", kernel,
+                                "' has 0 records with an integer size, samples and a hop distance >= 1");
     std::stable_sort(pts.begin(), pts.end(),
                      [](const transfer_point& a, const transfer_point& b) { return a.size < b.size; });
+    const std::span<const transfer_point> all(pts);
+    const double tol = options.negative_tolerance;
 
-    const auto fit_or_throw = [&](std::span<const transfer_point> side, const char* regime) {
-        auto f = detail::fit_model(side);
-        if (!f)
-            raise<invalid_argument>(-1, "fit_transfers: kernel '", kernel, "' regime '", regime, "' has ", side.size(),
-                                    " records with ", detail::distinct_sizes(side),
-                                    " distinct sizes; the fit needs at least 2 sizes (and 2 hop values "
-                                    "spread over them for the hop term)");
-        return *f;
-    };
-
-    if (!options.break_size && !options.find_break) {
-        if (pts.size() < 2)
-            raise<invalid_argument>(-1, "fit_transfers: kernel '", kernel, "' has ", pts.size(),
-                                    " records with an integer size and samples; a fit needs at least 2");
-        return {detail::to_transfer_fit(kernel, "all", fit_or_throw(pts, "all"), std::nullopt)};
-    }
-
-    std::size_t split = 0;  // pts[0, split) is "small"
-    double brk = 0.0;
     if (options.break_size) {
-        brk = *options.break_size;
-        split = static_cast<std::size_t>(
+        const double brk = *options.break_size;
+        const auto split = static_cast<std::size_t>(
             std::upper_bound(pts.begin(), pts.end(), brk, [](double b, const transfer_point& p) { return b < p.size; }) -
             pts.begin());
-    } else {
-        std::optional<double> best_ssr;
-        for (std::size_t i = 3; i + 3 <= pts.size(); ++i) {
-            if (pts[i - 1].size == pts[i].size) continue;  // only between distinct sizes
-            const std::span<const transfer_point> all(pts);
-            const auto lo = detail::fit_model(all.first(i));
-            const auto hi = detail::fit_model(all.subspan(i));
-            if (!lo || !hi) continue;
-            const double ssr = lo->ssr + hi->ssr;
-            if (!best_ssr || ssr < *best_ssr) {
-                best_ssr = ssr;
-                split = i;
-            }
+        if (split == 0 || split == pts.size())
+            raise<invalid_argument>(-1, "fit_transfers: kernel '", kernel, "' regime '", split == 0 ? "small" : "large",
+                                    "' has 0 records: break_size = ", brk, " lies outside the measured sizes ",
+                                    pts.front().size, " to ", pts.back().size);
+        const auto small = detail::fit_model(all.first(split));
+        const auto large = detail::fit_model(all.subspan(split));
+        const auto whole = detail::fit_model(all);
+        std::vector<break_test> tests;
+        if (!whole.singular && !small.singular && !large.singular && small.params + large.params > whole.params &&
+            small.params + large.params < pts.size()) {
+            double y_max = 0.0;
+            for (const auto& p : pts) y_max = std::max(y_max, std::fabs(p.time));
+            break_test t = detail::f_test(whole.ssr, whole.params, small.ssr + large.ssr, small.params + large.params,
+                                          pts.size(), detail::exact_ssr(y_max, pts.size()), 1, options.alpha);
+            t.break_size = brk;
+            t.given = true;
+            t.chosen = true;
+            tests.push_back(t);
         }
-        if (!best_ssr)
-            raise<invalid_argument>(-1, "fit_transfers: kernel '", kernel, "' has ", pts.size(), " records and ",
-                                    detail::distinct_sizes(pts),
-                                    " distinct sizes; finding a break needs a split with at least 3 fittable "
-                                    "records on each side");
-        brk = pts[split - 1].size;
-    }
-    const std::span<const transfer_point> all(pts);
-    const auto small = fit_or_throw(all.first(split), "small");
-    const auto large = fit_or_throw(all.subspan(split), "large");
-    return {detail::to_transfer_fit(kernel, "small", small, brk), detail::to_transfer_fit(kernel, "large", large, brk)};
-}
-
-/// Bandwidth figures of `kernel`, one per hop value (ascending; records without `hops` count as
-/// 1 hop), from the records with an integer `size` > 0 and samples.
-///
-/// bandwidth(N) = N / median time, in bytes per second (records that share a size and hop value
-/// are pooled: the median of all their samples; a non-positive median gives no bandwidth).
-/// peak is the largest measured bandwidth. n_half (n_90) is the smallest size at which the
-/// bandwidth reaches 50% (90%) of peak: with sizes ascending, the first measured size N_i whose
-/// bandwidth B_i ≥ level, interpolated linearly from the size before it,
-///     n = N_(i−1) + (level − B_(i−1)) · (N_i − N_(i−1)) / (B_i − B_(i−1)),
-/// or N_i itself when it is the smallest measured size (then read n as "at most N_i").
-/// Every figure is NaN when no size of that hop value gives a bandwidth.
-/// @code  for (const auto& b : comet::bandwidth(results, "echo")) use(b.hops, b.peak, b.n_half);  @endcode
-inline std::vector<bandwidth_figures> bandwidth(const result_set& results, std::string_view kernel) {
-    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-    // hops -> size -> pooled samples; std::map keeps both ascending, so the output is deterministic.
-    std::map<std::int64_t, std::map<std::int64_t, std::vector<double>>> pooled;
-    for (const record* r : results.of(kernel)) {
-        const auto size = r->params.integer("size");
-        if (!size) continue;
-        const std::int64_t hops = detail::record_hops(*r, *size, "bandwidth");
-        auto& by_size = pooled[hops];
-        if (*size <= 0 || r->samples.empty()) continue;
-        auto& s = by_size[*size];
-        s.insert(s.end(), r->samples.begin(), r->samples.end());
+        std::vector<transfer_fit> out{detail::to_transfer_fit(kernel, "small", small, tol),
+                                      detail::to_transfer_fit(kernel, "large", large, tol)};
+        out[0].upper_break = out[1].lower_break = brk;
+        for (auto& f : out) {
+            f.break_size = brk;
+            f.regimes = 2;
+            f.break_tests = tests;
+        }
+        return out;
     }
 
-    std::vector<bandwidth_figures> out;
-    for (const auto& [hops, by_size] : pooled) {
-        std::vector<std::pair<double, double>> bw;  // (size, bandwidth), size ascending
-        for (const auto& [size, samples] : by_size) {
-            const double t = summarize(samples).median;
-            if (t > 0.0 && std::isfinite(t)) bw.emplace_back(static_cast<double>(size), static_cast<double>(size) / t);
-        }
-        bandwidth_figures f{std::string(kernel), hops, nan, nan, nan};
-        if (!bw.empty()) {
-            f.peak = std::max_element(bw.begin(), bw.end(), [](const auto& a, const auto& b) {
-                         return a.second < b.second;
-                     })->second;
-            const auto reach = [&](double level) {
-                for (std::size_t i = 0; i < bw.size(); ++i) {
-                    if (bw[i].second < level) continue;
-                    if (i == 0) return bw[0].first;
-                    const auto [n0, b0] = bw[i - 1];
-                    const auto [n1, b1] = bw[i];
-                    return n0 + (level - b0) * (n1 - n0) / (b1 - b0);
-                }
-                return nan;  // unreachable: the peak itself reaches every level ≤ peak
-            };
-            f.n_half = reach(0.5 * f.peak);
-            f.n_90 = reach(0.9 * f.peak);
-        }
+    if (!options.find_break) return {detail::to_transfer_fit(kernel, "all", detail::fit_model(all), tol)};
+
+    detail::break_search search(all, options);
+    const auto regimes = search.run();
+    std::vector<transfer_fit> out;
+    for (std::size_t i = 0; i < regimes.size(); ++i) {
+        const auto [g0, g1] = regimes[i];
+        auto f = detail::to_transfer_fit(kernel, detail::regime_name(i, regimes.size()), search.fit(g0, g1), tol);
+        if (i > 0) f.lower_break = search.size_before(g0);
+        if (i + 1 < regimes.size()) f.upper_break = search.size_before(g1);
+        f.break_size = f.upper_break ? f.upper_break : f.lower_break;
+        f.regimes = regimes.size();
+        f.break_tests = search.tests();
         out.push_back(std::move(f));
     }
     return out;

@@ -1,33 +1,33 @@
 // comet/stats/growth.hpp — the shapes of measured curves, as the CoMet thesis reads them
-// (section 5.1 and 4.3): how collectives grow with the number of nodes (a straight line in
-// log P, figures 5.3, 5.6, 5.7), whether a matrix kernel grows linearly or with the square of
-// the matrix dimension (figures 5.13–5.16), how much cross traffic slows echo down (figure
-// 5.5), and how much the asynchronous overlap kernel gains over the synchronous one (figures
-// 5.9–5.12: "improvements of over 33% ... of large messages").
+// (section 5.1 and 4.3): how a time grows with the number of nodes (a straight line in log P,
+// figures 5.3, 5.6, 5.7), and whether it grows linearly or with the square of a parameter such
+// as the matrix dimension (figures 5.13–5.16).
 //
 // Every function takes a kernel's records and returns plain structs (documented fields,
 // seconds for times); nothing here prints, and every fit reports how well it explains the
-// points. A record contributes one number, a statistic of its raw samples: the median by
-// default (robust to the slow outliers timings have), the minimum for barrier (the thesis'
-// figure is the least barrier time) — see `default_statistic`.
+// points. A record contributes one number, a statistic of its raw samples: the median unless
+// the caller says otherwise. Which statistic a kernel's figure is read with (the thesis reads
+// barrier by its least time) is the kernel's descriptor's to say (suite/descriptor.hpp), not
+// something this room decides from a kernel's name.
 //
 // Curves: records are grouped by every param except the ones a function reads (so broadcast
 // records make one log-P curve per `size`, matrix records one curve per `nodes`, ...); records
 // of one group at the same x pool their samples.
 //
 // Deliberately not here: the transfer model t_startup + N·t_per_byte (fit.hpp), COMMTEST's
-// a/b, and LogGP parameters.
+// a/b, LogGP parameters, and the analyses that know one kernel's params (contention's loads,
+// overlap's modes: analysis/).
 #pragma once
 
 #include <comet/core/errors.hpp>
-#include <comet/stats/fit.hpp>
+#include <comet/stats/distributions.hpp>
+#include <comet/stats/least_squares.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
 
 #include <Eigen/Dense>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -47,7 +47,7 @@ namespace comet {
 /// Which number of a record's samples stands for the record.
 enum class statistic {
     median,  ///< the middle sample: robust to the slow outliers every timing has
-    min,     ///< the least sample: what the barrier kernel reports (thesis 3.3.5)
+    min,     ///< the least sample: the thesis' barrier figure (3.3.5, figure 5.6)
     mean,    ///< the arithmetic mean
 };
 
@@ -58,12 +58,6 @@ inline const char* to_string(statistic s) noexcept {
     case statistic::mean: return "mean";
     default: return "median";
     }
-}
-
-/// The statistic a kernel's figure is read with: `min` for "barrier" (the least time of a
-/// barrier, thesis 3.3.5), `median` for every other kernel.
-inline statistic default_statistic(std::string_view kernel) noexcept {
-    return kernel == "barrier" ? statistic::min : statistic::median;
 }
 
 /// The value of `s` over `samples`; NaN when there are none.
@@ -79,7 +73,7 @@ inline double statistic_of(std::span<const double> samples, statistic s) {
 
 /// Options shared by the growth analyses.
 struct growth_options {
-    /// The statistic of each record's samples; unset: `default_statistic(kernel)`.
+    /// The statistic of each record's samples; unset: the median.
     std::optional<statistic> stat;
 };
 
@@ -163,95 +157,16 @@ struct growth_comparison {
     std::vector<growth_point> data;             ///< ascending x
 };
 
-/// Echo time under a load against the idle echo time at one size.
-struct slowdown_point {
-    std::int64_t size = 0;  ///< bytes: the echo message size
-    double idle = 0.0;      ///< seconds: the statistic of the idle (load 0) record
-    double loaded = 0.0;    ///< seconds: the statistic of the loaded record
-    double ratio = 0.0;     ///< loaded / idle: 1 = no slow-down, 2 = twice as slow
-};
-
-/// How much one load slows echo down, per size and summarised (thesis figure 5.5: "the echo
-/// test runs slower under increased loads").
-struct contention_slowdown {
-    std::string kernel;
-    comet::params group;     ///< the params shared by the records (nodes, hops, ...), size, load and cross_size left out
-    double load = 0.0;       ///< fraction of peak echo bandwidth (0.5, 0.9)
-    std::int64_t cross_size = 0;  ///< bytes: the cross-traffic message size of the load
-    statistic stat = statistic::median;
-    std::vector<slowdown_point> points;  ///< sizes with both an idle and a loaded time (idle > 0), ascending
-    double median_ratio = 0.0;     ///< median of the points' ratios
-    double geometric_mean_ratio = 0.0;  ///< exp(mean(log ratio)): the typical factor, fair to ratios
-    double min_ratio = 0.0;
-    double max_ratio = 0.0;
-};
-
-/// Synchronous against asynchronous overlap at one message size and vector length.
-struct overlap_point {
-    std::int64_t size = 0;           ///< bytes exchanged each way
-    std::int64_t vector_length = 0;  ///< doubles in the DAXPY
-    double sync = 0.0;               ///< seconds: the statistic of the "sync" record
-    double async = 0.0;              ///< seconds: the statistic of the "async" record
-    double gain = 0.0;               ///< sync / async: above 1 when overlapping pays
-    double saved = 0.0;              ///< 1 − async/sync: the fraction of the time saved (the thesis' "33%")
-    /// (comm + comp − async) / min(comm, comp): the fraction of the time that could be hidden
-    /// that the asynchronous version did hide (0: it took comm + comp, no overlap; 1: it took
-    /// max(comm, comp), the shorter fully hidden). comm = the ASYNC time at this size with
-    /// vector length 0 (the asynchronous exchange alone), comp = the "daxpy" baseline at this
-    /// vector length. Measured against the asynchronous exchange rather than the synchronous
-    /// one on purpose: `gain` also counts what the asynchronous calls save by themselves (the
-    /// thesis: a message "copied directly into user space, avoiding a memory copy"; on the
-    /// threads transport two blocking sends that both go first each take a buffered copy),
-    /// which is no overlap. NaN at vector length 0 (nothing to hide), when comm or comp is
-    /// missing, or when min(comm, comp) ≤ 0. Noisy where comp or comm is tiny.
-    double hidden = 0.0;
-};
-
-/// The overlap gain of one message size, over its vector lengths above 0.
-struct overlap_size_gain {
-    std::int64_t size = 0;
-    std::size_t points = 0;     ///< vector lengths > 0 with both modes
-    double median_gain = 0.0;   ///< NaN when points is 0
-    double max_gain = 0.0;
-    double median_saved = 0.0;
-    double max_saved = 0.0;
-};
-
-/// Overlap gains of one group of overlap records (one `nodes`, one `hops`, ...).
-struct overlap_gain {
-    std::string kernel;
-    comet::params group;  ///< the params shared by the records; size, vector_length and mode left out
-    statistic stat = statistic::median;
-    std::vector<overlap_point> points;      ///< every (size, vector_length) with both modes: size, then vector_length ascending
-    std::vector<overlap_size_gain> sizes;   ///< per size, ascending
-    /// The "large messages" summary (thesis 5.1: "improvements of over 33% when overlapping a
-    /// pairwise transfer of large messages with double precision computation"): the points with
-    /// size ≥ large_size and vector_length > 0.
-    std::int64_t large_size = 0;
-    std::size_t large_points = 0;
-    double large_median_gain = 0.0;   ///< NaN when large_points is 0
-    double large_max_gain = 0.0;
-    double large_median_saved = 0.0;
-    double large_max_saved = 0.0;
-};
-
-/// Options of `overlap_gains`.
-struct overlap_gain_options {
-    /// The statistic of each record's samples; unset: median.
-    std::optional<statistic> stat;
-    /// The smallest message size summarised as "large"; unset: the largest size measured.
-    std::optional<std::int64_t> large_size;
-};
-
 namespace detail::growth {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
-/// `p` without the named params.
+/// `p` without the named params and without the descriptive ones (`is_descriptive_param`),
+/// which say how a point was measured, not which point it is.
 inline params without(const params& p, std::initializer_list<std::string_view> names) {
     params out;
     for (const auto& [name, value] : p)
-        if (std::find(names.begin(), names.end(), name) == names.end()) out.set(name, value);
+        if (std::find(names.begin(), names.end(), name) == names.end() && !is_descriptive_param(name)) out.set(name, value);
     return out;
 }
 
@@ -311,20 +226,6 @@ inline std::optional<poly_result> fit_polynomial(const std::vector<double>& x, c
     return r;
 }
 
-/// The 97.5% point of Student's t with `dof` degrees of freedom: a table for 1..30 (to 6
-/// digits), the Cornish–Fisher expansion beyond (error below 1e-6 there).
-inline double t_975(std::size_t dof) {
-    static constexpr std::array<double, 30> table = {
-        12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004, 2.262157, 2.228139,
-        2.200985,  2.178813, 2.160369, 2.144787, 2.131450, 2.119905, 2.109816, 2.100922, 2.093024, 2.085963,
-        2.079614,  2.073873, 2.068658, 2.063899, 2.059539, 2.055529, 2.051831, 2.048407, 2.045230, 2.042272};
-    if (dof >= 1 && dof <= table.size()) return table[dof - 1];
-    const double z = 1.959963984540054, v = static_cast<double>(dof);
-    const double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
-    return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v) +
-           (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v);
-}
-
 /// The statistics of the pooled samples of each x of `c`, ascending x.
 inline std::vector<growth_point> points_of(const curve& c, statistic s) {
     std::vector<growth_point> pts;
@@ -340,9 +241,9 @@ inline double max_of(const std::vector<double>& v) { return v.empty() ? nan : *s
 /// Fits time against log2 P for every curve of `kernel` (records grouped by their params
 /// without `nodes`: one curve per size for broadcast, per vector_length for global_sum, one for
 /// barrier), from the records of several group sizes — the thesis' figures 5.3, 5.6 and 5.7.
-/// Each record contributes `options.stat` of its samples (default: `default_statistic(kernel)`:
-/// the least time for barrier, the median otherwise); records of one curve at the same `nodes`
-/// pool their samples. Curves with fewer than 2 distinct group sizes are left out.
+/// Each record contributes `options.stat` of its samples (default: the median; the thesis'
+/// barrier figure is the least time: pass `{.stat = statistic::min}`); records of one curve at
+/// the same `nodes` pool their samples. Curves with fewer than 2 distinct group sizes are left out.
 /// @throws invalid_argument when no curve of `kernel` has records at 2 or more group sizes
 ///         (the message lists the group sizes found), or a record's `nodes` is below 1.
 /// @code
@@ -351,7 +252,7 @@ inline double max_of(const std::vector<double>& v) { return v.empty() ? nan : *s
 /// @endcode
 inline std::vector<log_p_fit> fit_log_p(const result_set& results, std::string_view kernel,
                                         const growth_options& options = {}) {
-    const statistic stat = options.stat.value_or(default_statistic(kernel));
+    const statistic stat = options.stat.value_or(statistic::median);
     std::vector<log_p_fit> out;
     std::vector<double> seen;  // every group size found, for the error message
     for (const auto& c : detail::growth::curves(results, kernel, "nodes")) {
@@ -397,8 +298,7 @@ inline std::vector<log_p_fit> fit_log_p(const result_set& results, std::string_v
 
 /// Linear against quadratic growth of every curve of `kernel` in the numeric param `x_param`
 /// (records grouped by their params without `x_param`), e.g. the matrix kernels' time against
-/// `matrix_dim`. Each record contributes `options.stat` of its samples (default:
-/// `default_statistic(kernel)`); records of a curve at the same x pool their samples. The
+/// `matrix_dim`. Each record contributes `options.stat` of its samples (default: the median); records of a curve at the same x pool their samples. The
 /// verdict follows the rule documented at `growth_comparison`. Curves with fewer than 3
 /// distinct x values are left out.
 /// @throws invalid_argument when no curve of `kernel` has 3 or more distinct `x_param` values.
@@ -409,7 +309,7 @@ inline std::vector<log_p_fit> fit_log_p(const result_set& results, std::string_v
 inline std::vector<growth_comparison> compare_growth(const result_set& results, std::string_view kernel,
                                                      std::string_view x_param, const growth_options& options = {}) {
     using detail::growth::nan;
-    const statistic stat = options.stat.value_or(default_statistic(kernel));
+    const statistic stat = options.stat.value_or(statistic::median);
     std::vector<growth_comparison> out;
     std::size_t most = 0;
     for (const auto& c : detail::growth::curves(results, kernel, x_param)) {
@@ -447,8 +347,7 @@ inline std::vector<growth_comparison> compare_growth(const result_set& results, 
             const double gain = lin->ssr - quad->ssr;
             g.f_statistic = quad->ssr > 0.0 ? std::max(gain, 0.0) / (quad->ssr / static_cast<double>(dof))
                             : (lin->ssr > 0.0 ? std::numeric_limits<double>::infinity() : nan);
-            const double t = detail::growth::t_975(dof);
-            g.f_critical = t * t;  // F(1, ν) at 95% is t(ν) at 97.5%, squared
+            g.f_critical = f_quantile(0.95, 1.0, static_cast<double>(dof));
         }
         const bool square_carries = std::isfinite(g.quadratic_share) && g.quadratic_share >= 0.5;
         const bool beyond_noise = dof == 0 || g.f_statistic > g.f_critical;
@@ -458,188 +357,6 @@ inline std::vector<growth_comparison> compare_growth(const result_set& results, 
     if (out.empty())
         raise<invalid_argument>(-1, "compare_growth: kernel '", kernel, "' has no curve with 3 or more distinct '", x_param,
                                 "' values (the most found: ", most, ")");
-    return out;
-}
-
-/// Slow-down of echo under each load against the idle run (thesis figure 5.5), from the
-/// records of the contention kernel: for every group (records grouped by their params without
-/// size, load and cross_size — so per nodes and hops) and every load above 0, the ratio
-/// loaded/idle of each size that has both (and an idle time above 0), and its median,
-/// geometric mean, least and largest. Default statistic: the median.
-/// @throws invalid_argument when no loaded record has an idle record of the same size and group.
-/// @code
-///   for (const auto& s : comet::contention_slowdowns(results))
-///       std::printf("load %.1f: echo %.2fx slower (median over sizes)\n", s.load, s.median_ratio);
-/// @endcode
-inline std::vector<contention_slowdown> contention_slowdowns(const result_set& results,
-                                                             const growth_options& options = {},
-                                                             std::string_view kernel = "contention") {
-    const statistic stat = options.stat.value_or(default_statistic(kernel));
-    struct load_curve {
-        double load;
-        std::int64_t cross;
-        std::map<std::int64_t, std::vector<double>> by_size;
-    };
-    struct group {
-        params key;
-        std::map<std::int64_t, std::vector<double>> idle;
-        std::vector<load_curve> loads;  // first-seen order
-    };
-    std::vector<group> groups;
-    for (const record* r : results.of(kernel)) {
-        const auto size = r->params.integer("size");
-        const auto load = r->params.number("load");
-        if (!size || !load || r->samples.empty()) continue;
-        params key = detail::growth::without(r->params, {"size", "load", "cross_size"});
-        auto g = std::find_if(groups.begin(), groups.end(), [&](const group& x) { return x.key == key; });
-        if (g == groups.end()) g = groups.insert(groups.end(), group{std::move(key), {}, {}});
-        std::vector<double>* into = nullptr;
-        if (*load == 0.0) {
-            into = &g->idle[*size];
-        } else {
-            const std::int64_t cross = r->params.integer("cross_size").value_or(0);
-            auto l = std::find_if(g->loads.begin(), g->loads.end(),
-                                  [&](const load_curve& x) { return x.load == *load && x.cross == cross; });
-            if (l == g->loads.end()) l = g->loads.insert(g->loads.end(), load_curve{*load, cross, {}});
-            into = &l->by_size[*size];
-        }
-        into->insert(into->end(), r->samples.begin(), r->samples.end());
-    }
-
-    std::vector<contention_slowdown> out;
-    for (const auto& g : groups)
-        for (const auto& l : g.loads) {
-            contention_slowdown s;
-            s.kernel = std::string(kernel);
-            s.group = g.key;
-            s.load = l.load;
-            s.cross_size = l.cross;
-            s.stat = stat;
-            std::vector<double> ratios;
-            double log_sum = 0.0;
-            for (const auto& [size, samples] : l.by_size) {
-                const auto idle = g.idle.find(size);
-                if (idle == g.idle.end()) continue;
-                const double t0 = statistic_of(idle->second, stat);
-                const double t1 = statistic_of(samples, stat);
-                if (!(t0 > 0.0) || !std::isfinite(t1)) continue;
-                s.points.push_back({size, t0, t1, t1 / t0});
-                ratios.push_back(t1 / t0);
-                log_sum += std::log(std::max(t1 / t0, std::numeric_limits<double>::min()));
-            }
-            if (ratios.empty()) continue;
-            s.median_ratio = detail::growth::median_of(ratios);
-            s.geometric_mean_ratio = std::exp(log_sum / static_cast<double>(ratios.size()));
-            s.min_ratio = *std::min_element(ratios.begin(), ratios.end());
-            s.max_ratio = *std::max_element(ratios.begin(), ratios.end());
-            out.push_back(std::move(s));
-        }
-    if (out.empty())
-        raise<invalid_argument>(-1, "contention_slowdowns: kernel '", kernel,
-                                "' has no loaded record with an idle (load 0) record of the same size, nodes and hops");
-    return out;
-}
-
-/// Overlap gains (thesis figures 5.9–5.12), from the records of the overlap kernel: for every
-/// group (records grouped by their params without size, vector_length and mode — so per nodes
-/// and hops), sync/async per (size, vector_length) measured in both modes, the fraction of
-/// the hideable time that was hidden (with the "daxpy" baseline), a summary per size, and the
-/// "large messages" summary over sizes ≥ `large_size` (default: the largest size measured)
-/// with vector lengths above 0. Default statistic: the median.
-/// @throws invalid_argument when no (size, vector_length) has both a "sync" and an "async" record.
-/// @code
-///   for (const auto& g : comet::overlap_gains(results))
-///       std::printf("large messages: async saves %.0f%% (median)\n", 100 * g.large_median_saved);
-/// @endcode
-inline std::vector<overlap_gain> overlap_gains(const result_set& results, const overlap_gain_options& options = {},
-                                               std::string_view kernel = "overlap") {
-    using detail::growth::nan;
-    const statistic stat = options.stat.value_or(statistic::median);
-    using grid = std::map<std::pair<std::int64_t, std::int64_t>, std::vector<double>>;  // (size, vector_length)
-    struct group {
-        params key;
-        grid sync, async;
-        std::map<std::int64_t, std::vector<double>> daxpy;  // vector_length -> samples
-    };
-    std::vector<group> groups;
-    for (const record* r : results.of(kernel)) {
-        const auto n = r->params.integer("vector_length");
-        const auto mode = r->params.text("mode");
-        if (!n || !mode || r->samples.empty()) continue;
-        params key = detail::growth::without(r->params, {"size", "vector_length", "mode"});
-        auto g = std::find_if(groups.begin(), groups.end(), [&](const group& x) { return x.key == key; });
-        if (g == groups.end()) g = groups.insert(groups.end(), group{std::move(key), {}, {}, {}});
-        std::vector<double>* into = nullptr;
-        if (*mode == "daxpy") {
-            into = &g->daxpy[*n];
-        } else {
-            const auto size = r->params.integer("size");
-            if (!size || (*mode != "sync" && *mode != "async")) continue;
-            into = &(*mode == "sync" ? g->sync : g->async)[{*size, *n}];
-        }
-        into->insert(into->end(), r->samples.begin(), r->samples.end());
-    }
-
-    std::vector<overlap_gain> out;
-    for (const auto& g : groups) {
-        overlap_gain o;
-        o.kernel = std::string(kernel);
-        o.group = g.key;
-        o.stat = stat;
-        for (const auto& [at, samples] : g.sync) {
-            const auto a = g.async.find(at);
-            if (a == g.async.end()) continue;
-            overlap_point pt;
-            pt.size = at.first;
-            pt.vector_length = at.second;
-            pt.sync = statistic_of(samples, stat);
-            pt.async = statistic_of(a->second, stat);
-            pt.gain = pt.async > 0.0 ? pt.sync / pt.async : nan;
-            pt.saved = pt.sync > 0.0 ? 1.0 - pt.async / pt.sync : nan;
-            pt.hidden = nan;
-            const auto comm = g.async.find({at.first, 0});
-            const auto comp = g.daxpy.find(at.second);
-            if (at.second > 0 && comm != g.async.end() && comp != g.daxpy.end()) {
-                const double t_comm = statistic_of(comm->second, stat), t_comp = statistic_of(comp->second, stat);
-                const double hideable = std::min(t_comm, t_comp);
-                if (hideable > 0.0) pt.hidden = (t_comm + t_comp - pt.async) / hideable;
-            }
-            o.points.push_back(pt);
-        }
-        if (o.points.empty()) continue;
-        o.large_size = options.large_size.value_or(o.points.back().size);  // points are size-ascending
-        std::vector<double> large_gain, large_saved;
-        for (std::size_t i = 0; i < o.points.size();) {
-            overlap_size_gain s;
-            s.size = o.points[i].size;
-            std::vector<double> gain, saved;
-            for (; i < o.points.size() && o.points[i].size == s.size; ++i) {
-                const auto& pt = o.points[i];
-                if (pt.vector_length <= 0 || !std::isfinite(pt.gain) || !std::isfinite(pt.saved)) continue;
-                gain.push_back(pt.gain);
-                saved.push_back(pt.saved);
-                if (pt.size >= o.large_size) {
-                    large_gain.push_back(pt.gain);
-                    large_saved.push_back(pt.saved);
-                }
-            }
-            s.points = gain.size();
-            s.median_gain = detail::growth::median_of(gain);
-            s.max_gain = detail::growth::max_of(gain);
-            s.median_saved = detail::growth::median_of(saved);
-            s.max_saved = detail::growth::max_of(saved);
-            o.sizes.push_back(s);
-        }
-        o.large_points = large_gain.size();
-        o.large_median_gain = detail::growth::median_of(large_gain);
-        o.large_max_gain = detail::growth::max_of(large_gain);
-        o.large_median_saved = detail::growth::median_of(large_saved);
-        o.large_max_saved = detail::growth::max_of(large_saved);
-        out.push_back(std::move(o));
-    }
-    if (out.empty())
-        raise<invalid_argument>(-1, "overlap_gains: kernel '", kernel,
-                                "' has no (size, vector_length) measured in both modes \"sync\" and \"async\"");
     return out;
 }
 

@@ -89,6 +89,16 @@ private:
     std::vector<std::pair<std::string, param_value>> entries_;
 };
 
+/// Whether a param says how a point was measured rather than which point it is: the
+/// implementation that ran (native / portable), the send form of a both-send-first exchange,
+/// the sample reduction, the sampling order and its seed, and a figure measured beside the
+/// point (a broadcast's closing barrier). Analyses that line points up across records (a
+/// curve over group sizes, sync against async) leave these out of the points' identity.
+inline bool is_descriptive_param(std::string_view name) noexcept {
+    return name == "implementation" || name == "form" || name == "reduction" || name == "order" || name == "seed" ||
+           name == "closing_barrier";
+}
+
 /// One measured point: which kernel, where (its parameters), and every raw sample in seconds.
 /// What a sample means is the kernel's to say (echo: one-way time, half a round trip, averaged
 /// over one timed repeat loop).
@@ -96,6 +106,16 @@ struct record {
     std::string kernel;
     comet::params params;
     std::vector<double> samples;
+    /// The loop overhead subtracted from each sample (same unit and scale as the samples), as
+    /// the sampling engine (timing/measure.hpp) measured it; empty for records not made by it.
+    std::vector<double> overheads = {};
+    /// Iterations of the body per sample (0: not recorded).
+    std::size_t iterations = 0;
+    /// Why the point stopped taking samples: "interval" (its median's 95% interval reached the
+    /// target), "max_samples", "budget" or "fixed"; empty when not recorded.
+    std::string stop = {};
+    /// What a reader must know about this point ("samples shorter than the clock allows ...").
+    std::vector<std::string> notes = {};
 
     friend bool operator==(const record&, const record&) = default;
 };

@@ -1,11 +1,16 @@
 // comet/stats/summary.hpp — order statistics and moments of one record's raw samples:
-// min, max, mean, median, sample standard deviation, percentiles, and a distribution-free
-// 95% confidence interval of the median.
+// min, max, mean, median, sample standard deviation, the 5th and 95th percentiles where the
+// sample size supports them, a distribution-free 95% confidence interval of the median with its
+// actual coverage, and a robust relative spread with an "unstable" verdict.
 //
 // Why the median and an order-statistic interval rather than mean ± t·s: timings of message
 // passing are skewed to the right (an interrupt, a page fault, a context switch only ever add
 // time), so the mean and a normal-theory interval are pulled by the few slow samples. The
 // median and its binomial interval assume nothing about the shape of the distribution.
+//
+// Honesty rules: a number is given only where the samples support it, and `null` (an empty
+// optional) otherwise — no interval below 6 samples, no 5th/95th percentile below 20 — and an
+// interval states the coverage it actually has (0.965 at n = 15), not the 95% it aims at.
 //
 // A summary is derived from the samples and never replaces them (SPEC 2): reporters write both.
 // Deliberately not here: per-rank reductions (one value out of P ranks) and fits (stats/fit.hpp).
@@ -18,13 +23,38 @@
 #include <cstddef>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <vector>
 
 namespace comet {
 
+/// The confidence level of the median interval `summarize` gives.
+inline constexpr double median_ci_level = 0.95;
+
+/// The robust relative spread above which a point is called unstable. Why 5%: the issue's
+/// rule; for normal noise it is a coefficient of variation of 5%, beyond which a median of 15
+/// samples moves by more than ~2% from run to run — the size of the effects comet is asked to
+/// resolve (a protocol change, a placement flip).
+inline constexpr double unstable_spread = 0.05;
+
+/// The factor that turns a median absolute deviation into an estimate of σ for normal data,
+/// 1/Φ⁻¹(3/4) — R's `mad()` default, so comet's `mad` is the number R and SciPy's
+/// `median_abs_deviation(scale="normal")` print.
+inline constexpr double mad_normal_scale = 1.482602218505602;
+
+/// A distribution-free confidence interval of the median: [x_(rank), x_(n+1−rank)] of the
+/// sorted samples (1-based order statistics), and the probability it covers the true median.
+struct median_interval {
+    double low = 0.0;
+    double high = 0.0;
+    double coverage = 0.0;  ///< P(low ≤ true median ≤ high) for continuous data (≥ it with ties)
+    std::size_t rank = 0;   ///< j: low is the j-th smallest sample, high the j-th largest
+};
+
 /// What `summarize` derives from a set of samples (seconds, when the samples are times).
-/// With no samples every value (but `n`) is NaN, which reporters write as `null`.
+/// With no samples every double (but `n`) is NaN and every optional empty; reporters write both
+/// as `null`. An optional is empty where the number of samples does not support the value.
 struct summary {
     std::size_t n = 0;      ///< number of samples
     double min = 0.0;       ///< smallest sample
@@ -32,10 +62,25 @@ struct summary {
     double mean = 0.0;      ///< arithmetic mean
     double median = 0.0;    ///< 50th percentile (mean of the two middle samples when n is even)
     double stddev = 0.0;    ///< sample standard deviation (divides by n − 1); NaN when n < 2
-    double p05 = 0.0;       ///< 5th percentile, interpolated as `percentile` does
-    double p95 = 0.0;       ///< 95th percentile
-    double median_ci_low = 0.0;   ///< lower end of the 95% confidence interval of the median
-    double median_ci_high = 0.0;  ///< upper end of the 95% confidence interval of the median
+    /// 5th and 95th percentiles, interpolated as `percentile` does; only from n ≥ 20 (see
+    /// `percentile_supported`), empty below: with fewer samples they are the extreme samples
+    /// under another name.
+    std::optional<double> p05;
+    std::optional<double> p95;
+    /// The distribution-free confidence interval of the median at `median_ci_level` (see
+    /// `median_ci`); empty when n < 6, where no pair of order statistics reaches 95%.
+    std::optional<double> median_ci_low;
+    std::optional<double> median_ci_high;
+    /// The interval's actual coverage, always ≥ 0.95 and above it because order statistics
+    /// move in steps (0.965 at n = 15, 0.988 at n = 11); empty with the interval.
+    std::optional<double> ci_coverage;
+    /// Median absolute deviation from the median, scaled by `mad_normal_scale` (an estimate of
+    /// σ that the slow outliers of timings cannot move); NaN when n = 0 or the median is not finite.
+    double mad = 0.0;
+    /// mad / median: the robust relative spread. Empty when n < 2 or the median is not > 0.
+    std::optional<double> rel_spread;
+    /// rel_spread > `unstable_spread`: the point is too noisy to take its median at face value.
+    bool unstable = false;
 };
 
 namespace detail {
@@ -66,37 +111,67 @@ inline double percentile_sorted(std::span<const double> sorted, double p) {
     return sorted[lo] + frac * (sorted[hi] - sorted[lo]);
 }
 
-/// The 1-based rank j of the lower end of the distribution-free 95% confidence interval of
-/// the median of n samples, or 0 when no such interval exists (n < 6).
-///
-/// The number B of samples below the true median is Binomial(n, 1/2), so the interval between
-/// the order statistics x_(j) and x_(n+1−j) covers the median with probability
-///     P(j ≤ B ≤ n − j) = 1 − 2·P(B ≤ j − 1).
-/// We take the largest j whose coverage is at least 95%, i.e. P(B ≤ j − 1) ≤ 0.025: the
-/// narrowest symmetric interval that keeps the promise. Even j = 1 (min to max) covers only
-/// 1 − 2^(1−n), which is below 95% for n ≤ 5.
-inline std::size_t median_ci_rank(std::size_t n) {
-    const double alpha_half = 0.025;
-    if (n < 6) return 0;
-    // Sum the binomial probabilities in log space: 2^-n underflows for n > 1074.
+/// log P(B = k) for B ~ Binomial(n, 1/2), in log space: 2^-n underflows for n > 1074.
+inline double log_binomial_half_pmf(double n, double k) {
+    return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) - n * std::log(2.0);
+}
+
+/// The coverage of [x_(j), x_(n+1−j)] for the median of n samples: the number B of samples
+/// below the true median is Binomial(n, 1/2), and the interval misses the median exactly when
+/// B ≤ j − 1 or B ≥ n + 1 − j, so it covers with probability 1 − 2·P(B ≤ j − 1).
+/// @pre 1 ≤ j ≤ (n + 1)/2.
+inline double median_ci_coverage(std::size_t n, std::size_t j) {
     const double dn = static_cast<double>(n);
-    const double log_norm = std::lgamma(dn + 1.0) - dn * std::log(2.0);
+    double tail = 0.0;  // P(B ≤ j − 1)
+    for (std::size_t k = 0; k < j; ++k) tail += std::exp(log_binomial_half_pmf(dn, static_cast<double>(k)));
+    return std::max(0.0, 1.0 - 2.0 * tail);
+}
+
+/// The 1-based rank j of the lower end of the distribution-free confidence interval of the
+/// median of n samples at `level`, or 0 when no such interval exists (for 95%: n < 6).
+///
+/// We take the largest j whose coverage 1 − 2·P(B ≤ j − 1) is at least `level`, i.e.
+/// P(B ≤ j − 1) ≤ (1 − level)/2: the narrowest symmetric interval that keeps the promise.
+/// Symmetric because the binomial is; an asymmetric pair could get nearer 95% but would favour
+/// one side of a skewed distribution for no reason the data give. Even j = 1 (min to max)
+/// covers only 1 − 2^(1−n), which is below 95% for n ≤ 5.
+inline std::size_t median_ci_rank(std::size_t n, double level = median_ci_level) {
+    const double alpha_half = (1.0 - level) / 2.0;
+    if (n == 0) return 0;
+    const double dn = static_cast<double>(n);
     double cdf = 0.0;
     std::size_t j = 0;  // invariant: cdf = P(B ≤ j − 1)
-    while (j < n / 2) {
-        const double dj = static_cast<double>(j);
-        const double pmf = std::exp(log_norm - std::lgamma(dj + 1.0) - std::lgamma(dn - dj + 1.0));
+    while (j < (n + 1) / 2) {
+        const double pmf = std::exp(log_binomial_half_pmf(dn, static_cast<double>(j)));
         if (cdf + pmf > alpha_half) break;
         cdf += pmf;
         ++j;
     }
-    return j;  // j ≥ 1 here since P(B = 0) = 2^-n ≤ 1/64 < 0.025 for n ≥ 6
+    return j;
+}
+
+/// The interval of already sorted samples; nullopt when n is too small for `level`.
+inline std::optional<median_interval> median_ci_sorted(std::span<const double> sorted, double level) {
+    const std::size_t n = sorted.size();
+    const std::size_t j = median_ci_rank(n, level);
+    if (j == 0) return std::nullopt;
+    return median_interval{sorted[j - 1], sorted[n - j], median_ci_coverage(n, j), j};
 }
 
 }  // namespace detail
 
+/// Whether n samples support the p-th percentile (p in [0, 100]): n·min(p, 100 − p)/100 ≥ 1,
+/// i.e. at least one sample is expected beyond it. Below that, the type-7 interpolation is
+/// pulled onto the smallest (largest) sample, and the "5th percentile of 10 samples" is the
+/// minimum renamed. For p05 and p95 this asks n ≥ 20.
+inline constexpr bool percentile_supported(std::size_t n, double p) noexcept {
+    const double tail = p < 50.0 ? p : 100.0 - p;
+    return static_cast<double>(n) * tail >= 100.0;
+}
+
 /// The `p`-th percentile (p in [0, 100]) of `samples`, in any order: linear interpolation
 /// between the two order statistics around rank (n − 1)·p/100. NaN when `samples` is empty.
+/// Computed whatever n is; see `percentile_supported` for when it means something.
 /// @throws invalid_argument when p is outside [0, 100] or NaN, or a sample is NaN.
 /// @code  double p95 = comet::percentile(rec.samples, 95);  @endcode
 inline double percentile(std::span<const double> samples, double p) {
@@ -107,22 +182,38 @@ inline double percentile(std::span<const double> samples, double p) {
     return detail::percentile_sorted(sorted, p);
 }
 
-/// Summarises `samples` (in any order).
+/// The distribution-free confidence interval of the median of `samples` (in any order) at
+/// `level` (default 95%), with its actual coverage; nullopt when there are too few samples
+/// for any pair of order statistics to reach `level` (for 95%: fewer than 6).
 ///
-/// The confidence interval of the median is the distribution-free one from binomial order
-/// statistics (see `detail::median_ci_rank`): [x_(j), x_(n+1−j)] with the largest j such that
-/// P(Binomial(n, 1/2) ≤ j − 1) ≤ 0.025. For n ≤ 5 no pair of order statistics reaches 95%;
-/// the interval is then [min, max], whose true coverage is only 1 − 2^(1−n) (n = 5: 93.75%,
-/// n = 1: 0%) — read it as "all we have", not as a 95% interval.
+/// [x_(j), x_(n+1−j)] with the largest j such that P(Binomial(n, ½) ≤ j − 1) ≤ (1 − level)/2;
+/// it assumes only that the samples are independent draws from one distribution. With ties
+/// (a coarse clock) the closed interval covers at least as often as stated.
+/// Examples at 95%: n = 6 → [x_(1), x_(6)], coverage 0.969; n = 15 → [x_(4), x_(12)], 0.965;
+/// n = 20 → [x_(6), x_(15)], 0.959.
+/// @throws invalid_argument when level is not in (0, 1) or a sample is NaN.
+/// @code
+///   if (auto ci = comet::median_ci(samples)) half_width = (ci->high - ci->low) / 2;
+/// @endcode
+inline std::optional<median_interval> median_ci(std::span<const double> samples, double level = median_ci_level) {
+    if (!(level > 0.0 && level < 1.0)) raise<invalid_argument>(-1, "median_ci: level ", level, " is outside (0, 1)");
+    detail::check_no_nan_samples(samples, "median_ci");
+    std::vector<double> sorted(samples.begin(), samples.end());
+    std::sort(sorted.begin(), sorted.end());
+    return detail::median_ci_sorted(sorted, level);
+}
+
+/// Summarises `samples` (in any order); see `summary` for what each field means and when it
+/// is empty.
 /// @throws invalid_argument when a sample is NaN.
-/// @code  auto s = comet::summarize(rec.samples);  // s.median, s.median_ci_low, ...  @endcode
+/// @code  auto s = comet::summarize(rec.samples);  // s.median, s.median_ci_low, s.ci_coverage ...  @endcode
 inline summary summarize(std::span<const double> samples) {
     detail::check_no_nan_samples(samples, "summarize");
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
     summary s;
     s.n = samples.size();
     if (s.n == 0) {
-        s.min = s.max = s.mean = s.median = s.stddev = s.p05 = s.p95 = s.median_ci_low = s.median_ci_high = nan;
+        s.min = s.max = s.mean = s.median = s.stddev = s.mad = nan;
         return s;
     }
     std::vector<double> sorted(samples.begin(), samples.end());
@@ -142,15 +233,30 @@ inline summary summarize(std::span<const double> samples) {
         s.stddev = nan;  // one sample says nothing about spread
     }
     s.median = detail::percentile_sorted(sorted, 50.0);
-    s.p05 = detail::percentile_sorted(sorted, 5.0);
-    s.p95 = detail::percentile_sorted(sorted, 95.0);
+    if (percentile_supported(s.n, 5.0)) s.p05 = detail::percentile_sorted(sorted, 5.0);
+    if (percentile_supported(s.n, 95.0)) s.p95 = detail::percentile_sorted(sorted, 95.0);
 
-    if (const std::size_t j = detail::median_ci_rank(s.n); j > 0) {
-        s.median_ci_low = sorted[j - 1];
-        s.median_ci_high = sorted[s.n - j];
+    if (const auto ci = detail::median_ci_sorted(sorted, median_ci_level)) {
+        s.median_ci_low = ci->low;
+        s.median_ci_high = ci->high;
+        s.ci_coverage = ci->coverage;
+    }
+
+    // Robust spread: the MAD rather than the standard deviation or the IQR. Timings carry rare
+    // slow outliers; the MAD ignores up to half the samples being wild (the IQR a quarter, the
+    // standard deviation none), so it measures the steady jitter of a point, and "unstable"
+    // then means the bulk of the samples disagree, not that one sample was hit by an interrupt.
+    if (std::isfinite(s.median)) {
+        std::vector<double> dev(sorted.size());
+        for (std::size_t i = 0; i < sorted.size(); ++i) dev[i] = std::fabs(sorted[i] - s.median);
+        std::sort(dev.begin(), dev.end());
+        s.mad = mad_normal_scale * detail::percentile_sorted(dev, 50.0);
+        if (s.n >= 2 && s.median > 0.0 && std::isfinite(s.mad)) {
+            s.rel_spread = s.mad / s.median;
+            s.unstable = *s.rel_spread > unstable_spread;
+        }
     } else {
-        s.median_ci_low = s.min;
-        s.median_ci_high = s.max;
+        s.mad = nan;
     }
     return s;
 }

@@ -1,7 +1,6 @@
-// comet/suite/suite.hpp — the CoMet suite as one call: which kernels exist, running a chosen
-// list of them on any transport, and the analysis of what they measured (transfer fits and
-// bandwidth, growth with log P, linear or quadratic growth in the matrix dimension,
-// slow-down under cross traffic, overlap gain).
+// comet/suite/suite.hpp — the CoMet suite as one call: running a chosen list of kernels on any
+// transport, and the analysis of what they measured. Both loop over kernel descriptors
+// (suite/descriptor.hpp): the suite's own (suite/builtin.hpp), plus any a caller brings.
 //
 // The comet program is a thin shell around this; a code that wants the whole benchmark from
 // its own MPI job calls `run_suite` with its own transport.
@@ -9,256 +8,153 @@
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
-#include <comet/kernels/collectives.hpp>
-#include <comet/kernels/contention.hpp>
-#include <comet/kernels/echo.hpp>
-#include <comet/kernels/exchange.hpp>
-#include <comet/kernels/matrix/matrix.hpp>
-#include <comet/kernels/overlap.hpp>
 #include <comet/report/report.hpp>
-#include <comet/stats/fit.hpp>
-#include <comet/stats/growth.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/suite/builtin.hpp>
+#include <comet/suite/config.hpp>
+#include <comet/suite/descriptor.hpp>
 
 #include <algorithm>
-#include <functional>
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace comet {
 
-/// A kernel of the suite: its name (SPEC 9) and the smallest group it runs on.
-struct suite_kernel {
-    std::string_view name;
-    int min_ranks;
-};
-
-/// Every kernel of the CoMet suite, in the thesis' order.
-inline const std::vector<suite_kernel>& suite_kernels() {
-    static const std::vector<suite_kernel> all = {
-        {"echo", 2},         {"pairwise", 2},     {"broadcast", 1},    {"global_sum", 1},
-        {"barrier", 1},      {"contention", 4},   {"overlap", 2},      {"update_guard", 1},
-        {"shift_matrix", 1}, {"transpose", 1},    {"row_broadcast", 1}, {"col_broadcast", 1},
-    };
+/// The descriptors of the suite's own kernels, in the thesis' order.
+inline const std::vector<kernel_descriptor>& suite_kernels() {
+    static const std::vector<kernel_descriptor> all =
+        std::apply([](const auto&... k) { return std::vector<kernel_descriptor>{k.descriptor...}; }, builtin_kernels());
     return all;
 }
 
-/// The names of every kernel: what "all" means.
-inline std::vector<std::string> implemented_kernels() {
-    std::vector<std::string> names;
-    for (const auto& k : suite_kernels()) names.emplace_back(k.name);
-    return names;
+/// The suite's descriptors followed by those of `extra` (kernels added by the caller).
+template <class... Run>
+std::vector<kernel_descriptor> suite_descriptors(const kernel<Run>&... extra) {
+    std::vector<kernel_descriptor> all = suite_kernels();
+    (all.push_back(extra.descriptor), ...);
+    return all;
+}
+
+/// The descriptor named `name` in `all`, or nullptr.
+inline const kernel_descriptor* find_kernel(std::string_view name, std::span<const kernel_descriptor> all = suite_kernels()) {
+    for (const auto& d : all)
+        if (d.name == name) return &d;
+    return nullptr;
 }
 
 /// True for the kernels of the matrix component (they need a processor mesh: see
-/// has_processor_mesh).
+/// kernels::has_processor_mesh).
 inline bool is_matrix_kernel(std::string_view name) {
     return name == "update_guard" || name == "shift_matrix" || name == "transpose" || name == "row_broadcast" ||
            name == "col_broadcast";
 }
 
-/// What to run. All ranks pass the same values (@pre). Each kernel has its own configuration;
-/// the comet program sets the fields they share (repetitions, samples, test node) on all.
-struct suite_config {
-    std::vector<std::string> kernels = implemented_kernels();
-    transfer_config transfer;  ///< echo and pairwise
-    broadcast_config broadcast;
-    global_sum_config global_sum;
-    barrier_config barrier;
-    /// Its load sizes come from this run's echo (1 hop) when echo runs before it.
-    contention_config contention;
-    overlap_config overlap;
-    matrix_config matrix;  ///< update_guard, shift_matrix, transpose, row_broadcast, col_broadcast
-    /// Called on the measuring rank after each point (for progress displays).
-    std::function<void(const record&)> on_point = {};
-};
-
-/// Checks that every requested kernel exists; the message names the kernel.
-inline void check_suite(const suite_config& cfg) {
+/// Checks that every requested kernel is described in `all`, once; the message names the kernel.
+inline void check_suite(const suite_config& cfg, std::span<const kernel_descriptor> all = suite_kernels()) {
+    for (auto d = all.begin(); d != all.end(); ++d)
+        if (std::any_of(all.begin(), d, [&](const kernel_descriptor& e) { return e.name == d->name; }))
+            raise<invalid_argument>(-1, "kernel '", d->name, "' is described twice");
     for (const auto& name : cfg.kernels) {
-        const auto& all = suite_kernels();
-        if (std::none_of(all.begin(), all.end(), [&](const suite_kernel& k) { return k.name == name; })) {
-            std::string known;
-            for (const auto& n : implemented_kernels()) known += (known.empty() ? "" : ", ") + n;
-            raise<invalid_argument>(-1, "unknown kernel '", name, "' (available: ", known, ")");
-        }
+        if (find_kernel(name, all)) continue;
+        std::string known;
+        for (const auto& d : all) known += (known.empty() ? "" : ", ") + d.name;
+        raise<invalid_argument>(-1, "unknown kernel '", name, "' (available: ", known, ")");
     }
 }
 
 /// What `kernel` needs that a group of `nodes` ranks lacks ("needs at least 4 ranks"), or
-/// nothing if it can run there.
-inline std::optional<std::string> suite_skip_reason(std::string_view kernel, int nodes) {
-    for (const auto& k : suite_kernels())
-        if (k.name == kernel && nodes < k.min_ranks) return "needs at least " + std::to_string(k.min_ranks) + " ranks";
-    if (is_matrix_kernel(kernel) && !has_processor_mesh(nodes))
-        return std::string("needs a processor mesh: a square number of ranks or twice one");
-    return std::nullopt;
+/// nothing if it can run there (or is not described in `all`).
+inline std::optional<std::string> suite_skip_reason(std::string_view kernel, int nodes,
+                                                    std::span<const kernel_descriptor> all = suite_kernels()) {
+    const kernel_descriptor* d = find_kernel(kernel, all);
+    return d ? d->skip_reason(nodes) : std::nullopt;
 }
 
 /// The number of points run_suite will measure on a group of `nodes` ranks (for progress).
-inline std::size_t suite_points(const suite_config& cfg, int nodes) {
+inline std::size_t suite_points(const suite_config& cfg, int nodes, std::span<const kernel_descriptor> all = suite_kernels()) {
     std::size_t points = 0;
-    for (const auto& name : cfg.kernels) {
-        if (suite_skip_reason(name, nodes)) continue;
-        if (name == "echo" || name == "pairwise") {
-            const auto& t = cfg.transfer;
-            points += (t.hops.empty() ? default_hops(t.test_node, nodes) : t.hops).size() * t.sizes.size();
-        } else if (name == "broadcast") {
-            points += cfg.broadcast.sizes.size();
-        } else if (name == "global_sum") {
-            points += cfg.global_sum.vector_lengths.size();
-        } else if (name == "barrier") {
-            points += 1;
-        } else if (name == "contention") {
-            const auto& c = cfg.contention;
-            points += (c.hops.empty() ? default_contention_hops(nodes) : c.hops).size() * c.loads.size() * c.sizes.size();
-        } else if (name == "overlap") {
-            const auto& o = cfg.overlap;
-            points += (o.daxpy_baseline ? o.vector_lengths.size() : 0) + 2 * o.sizes.size() * o.vector_lengths.size();
-        } else if (is_matrix_kernel(name)) {
-            points += matrix_kernel_points(name, cfg.matrix);
-        }
-    }
+    for (const auto& name : cfg.kernels)
+        if (const kernel_descriptor* d = find_kernel(name, all); d && !d->skip_reason(nodes) && d->points)
+            points += d->points(cfg, nodes);
     return points;
 }
 
 /// Runs the requested kernels in order on every rank of `t`'s group and returns the records
 /// measured on this rank (each kernel measures on its test node; other ranks get less).
-/// Kernels the group is too small for are skipped (see suite_skip_reason).
-/// @pre every rank calls run_suite with the same config.
+/// Kernels the group is too small for are skipped (see suite_skip_reason). `extra` are
+/// kernels of the caller's own, requested by name in `cfg.kernels` like the suite's.
+/// @pre every rank calls run_suite with the same config and kernels.
 /// @code
 ///   comet::result_set r = comet::run_suite(t, {.kernels = {"echo", "barrier"}});
 /// @endcode
-template <transport T>
-result_set run_suite(T& t, const suite_config& cfg = {}) {
-    check_suite(cfg);
-    suite_config c = cfg;
-    if (cfg.on_point) {
-        c.transfer.on_point = c.broadcast.on_point = c.global_sum.on_point = c.barrier.on_point = cfg.on_point;
-        c.contention.on_point = c.overlap.on_point = c.matrix.on_point = cfg.on_point;
+template <transport T, class... Run>
+result_set run_suite(T& t, const suite_config& cfg = {}, const kernel<Run>&... extra) {
+    const std::vector<kernel_descriptor> all = suite_descriptors(extra...);
+    check_suite(cfg, all);
+    result_set measured;
+    std::vector<std::string> ran;
+    for (const auto& name : cfg.kernels) {
+        if (suite_skip_reason(name, t.size(), all)) continue;
+        const suite_run r{cfg, measured, ran};
+        bool done = false;
+        const auto run_if_named = [&](const auto& k) {
+            if (done || k.descriptor.name != name) return;
+            result_set got = k.run(t, r);
+            measured.append(got);
+            done = true;
+        };
+        std::apply([&](const auto&... k) { (run_if_named(k), ...); }, builtin_kernels());
+        (run_if_named(extra), ...);
+        ran.push_back(name);
     }
-    result_set all;
-    bool have_echo = false;
-    for (const auto& name : c.kernels) {
-        if (suite_skip_reason(name, t.size())) continue;
-        if (name == "echo") {
-            all.append(echo(t, c.transfer));
-            have_echo = true;
-        } else if (name == "pairwise") {
-            all.append(pairwise(t, c.transfer));
-        } else if (name == "broadcast") {
-            all.append(broadcast(t, c.broadcast));
-        } else if (name == "global_sum") {
-            all.append(global_sum(t, c.global_sum));
-        } else if (name == "barrier") {
-            all.append(barrier(t, c.barrier));
-        } else if (name == "contention") {
-            // The thesis took the loads from the echo it had just measured (5.1): every rank
-            // learns the test node's figures, or keeps the configured sizes without an echo.
-            if (have_echo)
-                c.contention.load_sizes =
-                    contention_loads_from_echo(t, c.transfer.test_node, all, 1, c.contention.load_sizes).first;
-            all.append(contention(t, c.contention));
-        } else if (name == "overlap") {
-            all.append(overlap(t, c.overlap));
-        } else if (name == "update_guard") {
-            all.append(update_guard(t, c.matrix));
-        } else if (name == "shift_matrix") {
-            all.append(shift_matrix(t, c.matrix));
-        } else if (name == "transpose") {
-            all.append(transpose(t, c.matrix));
-        } else if (name == "row_broadcast") {
-            all.append(row_broadcast(t, c.matrix));
-        } else if (name == "col_broadcast") {
-            all.append(col_broadcast(t, c.matrix));
-        }
-    }
-    return all;
+    return measured;
 }
 
-/// How to analyse a suite run.
-struct analysis_options {
-    /// Where the transfer fits split the sizes; unset: found from the data.
-    std::optional<double> break_size;
-};
+/// Adds to `r` everything the descriptors' analyses derive from `r.results`, kernel by kernel
+/// in the descriptors' order: for the suite's own, transfer fits and bandwidth figures (echo,
+/// pairwise; on the largest group measured), log-P fits (broadcast, global_sum, barrier),
+/// linear against quadratic growth in the matrix dimension (the matrix kernels), contention
+/// slow-downs and overlap gains, each read with its kernel's figure statistic. What cannot be
+/// derived (too few sizes or group sizes) becomes a note in `r.notes`, saying what to run
+/// instead.
+inline void analyse(report& r, std::span<const kernel_descriptor> all, const analysis_options& opt = {}) {
+    for (const auto& d : all) {
+        if (r.results.of(d.name).empty()) continue;
+        for (const auto& a : d.analyses)
+            if (a) a(r, d, opt);
+    }
+}
 
-namespace detail {
+inline void analyse(report& r, const analysis_options& opt = {}) { analyse(r, suite_kernels(), opt); }
 
-/// The records of `kernel` measured on the largest group in `results` (the thesis fits its
-/// echo and exchange figures on its largest machine, 16 nodes).
-inline result_set largest_group(const result_set& results, std::string_view kernel) {
-    std::int64_t largest = 0;
-    for (const auto* r : results.of(kernel)) largest = std::max(largest, r->params.integer("nodes").value_or(0));
-    result_set out;
-    for (const auto* r : results.of(kernel))
-        if (r->params.integer("nodes").value_or(0) == largest) out.records.push_back(*r);
+/// The plots of `all`, each name once, in the descriptors' order.
+inline std::vector<plot_description> suite_plots(std::span<const kernel_descriptor> all = suite_kernels()) {
+    std::vector<plot_description> out;
+    for (const auto& d : all)
+        for (const auto& p : d.plots)
+            if (std::none_of(out.begin(), out.end(), [&](const plot_description& q) { return q.name == p.name; }))
+                out.push_back(p);
     return out;
 }
 
-}  // namespace detail
-
-/// Adds to `r` everything derived from `r.results`: transfer fits and bandwidth figures (echo,
-/// pairwise; on the largest group measured), log-P fits (broadcast, global_sum, barrier),
-/// linear against quadratic growth in the matrix dimension (the matrix kernels), contention
-/// slow-downs and overlap gains. What cannot be derived (too few sizes or group sizes) becomes
-/// a note in `r.notes`, saying what to run instead.
-inline void analyse(report& r, const analysis_options& opt = {}) {
-    for (const char* kernel : {"echo", "pairwise"}) {
-        const result_set at = detail::largest_group(r.results, kernel);
-        if (at.empty()) continue;
-        try {
-            transfer_fit_options fo;
-            if (opt.break_size) fo.break_size = opt.break_size;
-            else fo.find_break = true;
-            std::vector<transfer_fit> fits;
-            try {
-                fits = fit_transfers(at, kernel, fo);
-            } catch (const invalid_argument&) {
-                if (opt.break_size) throw;
-                fits = fit_transfers(at, kernel, {});  // too few sizes to split: one line
-            }
-            r.fits.insert(r.fits.end(), fits.begin(), fits.end());
-        } catch (const invalid_argument& e) {
-            r.notes.push_back(std::string("no fit for ") + kernel + ": " + e.what());
-        }
-        for (auto& b : bandwidth(at, kernel)) r.bandwidth.push_back(b);
-    }
-    for (const char* kernel : {"broadcast", "global_sum", "barrier"}) {
-        if (r.results.of(kernel).empty()) continue;
-        try {
-            const auto fits = fit_log_p(r.results, kernel);
-            r.log_p.insert(r.log_p.end(), fits.begin(), fits.end());
-        } catch (const invalid_argument&) {
-            r.notes.push_back(std::string("no growth with P for ") + kernel +
-                              ": it was measured on one group size; run with --nodes 2,4,8,16");
-        }
-    }
-    for (const char* kernel : {"update_guard", "shift_matrix", "transpose", "row_broadcast", "col_broadcast"}) {
-        const result_set at = detail::largest_group(r.results, kernel);
-        if (at.empty()) continue;
-        try {
-            const auto growth = compare_growth(at, kernel, "matrix_dim");
-            r.growth.insert(r.growth.end(), growth.begin(), growth.end());
-        } catch (const invalid_argument& e) {
-            r.notes.push_back(std::string("no growth with the matrix dimension for ") + kernel + ": " + e.what());
-        }
-    }
-    if (!r.results.of("contention").empty()) {
-        try {
-            r.contention = contention_slowdowns(r.results);
-        } catch (const invalid_argument& e) {
-            r.notes.push_back(std::string("no contention slow-down: ") + e.what());
-        }
-    }
-    if (!r.results.of("overlap").empty()) {
-        try {
-            r.overlap = overlap_gains(r.results);
-        } catch (const invalid_argument& e) {
-            r.notes.push_back(std::string("no overlap gain: ") + e.what());
-        }
-    }
+/// The shapes of `all` (the thesis' about the suite's kernels, and any a caller's kernel
+/// brings): the thesis' in the order of its catalogue (analysis/thesis.hpp, the order its
+/// summary has always had), then the others in the descriptors' order.
+inline std::vector<thesis_shape> suite_shapes(std::span<const kernel_descriptor> all = suite_kernels()) {
+    std::vector<thesis_shape> out;
+    for (const auto& d : all) out.insert(out.end(), d.shapes.begin(), d.shapes.end());
+    const auto& catalogue = thesis_shapes();
+    const auto rank = [&](const thesis_shape& s) {
+        const auto at = std::find_if(catalogue.begin(), catalogue.end(), [&](const thesis_shape& c) { return c.key == s.key; });
+        return at - catalogue.begin();
+    };
+    std::stable_sort(out.begin(), out.end(), [&](const thesis_shape& a, const thesis_shape& b) { return rank(a) < rank(b); });
+    return out;
 }
 
 }  // namespace comet

@@ -105,7 +105,7 @@ COMET_DETAIL_NOIPA void repeat_loop(std::size_t iterations, Body& body) {
 /// @throws invalid_argument when `iterations` is 0.
 /// @code
 ///   comet::steady_clock_source clock;
-///   auto r = comet::repeat(clock, 1000, [&](std::size_t i) { t.send(1, 7, comet::bytes_of(buf)); });
+///   auto r = comet::repeat(clock, 1000, [&](std::size_t i) { ops::send(t, 1, 7, comet::bytes_of(buf)); });
 ///   double seconds_per_send = r.per_iteration;
 /// @endcode
 template <clock C, class Body>
@@ -144,7 +144,7 @@ repeat_result repeat(C& clock, std::size_t iterations, Body&& body) {
 /// before and one after. For operations too long, or too stateful, to repeat; the result
 /// includes one clock reading's cost (see `describe`) and is only as fine as the clock.
 /// @code
-///   double seconds = comet::time_once(clock, [&] { t.barrier(); });
+///   double seconds = comet::time_once(clock, [&] { ops::barrier(t); });
 /// @endcode
 template <clock C, class Body>
     requires std::invocable<Body&>

@@ -1,99 +1,95 @@
-// comet/transport/mpi.hpp — the MPI transport (SPEC 4.2): each rank is a process of an MPI job,
-// wrapping a boost::mpi::communicator. Not part of comet/comet.hpp: it needs an MPI library;
-// link the comet::mpi CMake target.
+// comet/transport/mpi.hpp — the MPI transport (SPEC 4.2): each rank is a process of an MPI job.
+// Thin by design: every operation is the one MPI call named beside it, so what a kernel
+// measures on it is MPI's, not a protocol of comet's. Not part of comet/comet.hpp: it needs an
+// MPI library; link the comet::mpi CMake target.
 //
 //   comet::mpi::run([](comet::mpi::transport& t) { ... });      // under mpirun -np P
 //
-// Messages. A transport works on a duplicate of the communicator it is given (MPI_Comm_dup), so
-// comet's messages never match the caller's own, with MPI_ERRORS_RETURN set, so MPI errors
-// become exceptions. Tags are MPI tags; any_source and any_tag are MPI_ANY_SOURCE and
-// MPI_ANY_TAG. Collectives are MPI's nonblocking ones (MPI_Ibarrier, MPI_Ibcast,
-// MPI_Iallreduce), waited for as below. Capabilities Boost.MPI does not wrap (ssend, issend,
-// rsend, irsend, nonblocking collectives) call MPI on the raw communicator.
+// What each member calls (MPI-3.1 section in brackets):
+//   isend irecv test iprobe now     MPI_Isend MPI_Irecv MPI_Test MPI_Iprobe MPI_Wtime [3.7, 3.8.1, 8.6]
+//   send recv wait wait_all         MPI_Send MPI_Recv MPI_Wait MPI_Waitall          [3.2, 3.7.3, 3.7.5]
+//   ssend issend rsend irsend       MPI_Ssend MPI_Issend MPI_Rsend MPI_Irsend      [3.4, 3.7.2]
+//   sendrecv                        MPI_Sendrecv                                    [3.10]
+//   barrier broadcast gather        MPI_Barrier MPI_Bcast MPI_Gather                [5.3, 5.4, 5.5]
+//   allreduce_sum / _max / _min     MPI_Allreduce, MPI_DOUBLE, in place             [5.9.6]
+//   ibarrier ibroadcast iallreduce_sum  MPI_Ibarrier MPI_Ibcast MPI_Iallreduce      [5.12]
+//   progress                        MPI_Iprobe on any source and tag (drives MPI's progress engine)
+//   clock_is_global                 the MPI_WTIME_IS_GLOBAL attribute               [8.1.2]
+//   abort                           prints "comet: rank R: <message>", MPI_Abort     [8.7]
+// Matching, non-overtaking, progress and buffering are MPI's own. In particular `send` is a
+// standard send: it may wait for the matching receive (MPI's eager limit decides when), so two
+// ranks that both `send` a large message first deadlock, as they would in MPI. There is no
+// `bsend`: application code that wants NX/2's csend semantics wraps the transport in
+// `comet::buffered` (comet/transport/decorators/buffered.hpp).
 //
-// Matching. Every message is taken out of MPI with its envelope known before its bytes are
-// received: comet must know a message's size before MPI writes it anywhere, because Open MPI
-// 4.1's shared-memory single copy writes a large message whole into a smaller receive buffer,
-// past its end, before it reports MPI_ERR_TRUNCATE. Hence the wire format of
-// comet/transport/mpi/matching.hpp: a message of up to 1024 bytes travels whole; a larger one as
-// a head (its first 1025 bytes, with the tag) and a tail (the rest, with a tag of its own),
-// sent back to back. Every MPI message carrying a comet tag is then small enough that every
-// MPI sends it eagerly, so a receive posted to MPI with a comet tag never meets a large message,
-// and tails are received only after a matched probe (MPI_Improbe / MPI_Mprobe on the tail's
-// tag), with their exact size. Two ways to receive:
-//   - fast: a blocking `recv` with a tag, when no irecv posted earlier could take its message
-//     and no held message matches, starts a receive with the caller's buffer (so a message
-//     whose receive is waiting goes from MPI straight into it, as with MPI_Recv) and polls it;
-//     the receive is persistent (MPI_Recv_init), kept while buffer, source and tag repeat, as
-//     in a loop; a head's tail follows by probe.
-//   - matched: everything else (`irecv`, any_tag, receives behind earlier irecvs) is matched by
-//     comet itself: MPI_Mprobe / MPI_Improbe on any source and tag hand out each sender's
-//     messages in the order sent; each goes to the earliest matching posted receive (received
-//     with MPI_Imrecv into its buffer), or into the held queue — matched handles, not yet
-//     received. A receive looks in the held queue before anything else, and a tail goes to the
-//     receive that has its head. Per sender, the held queue is a prefix of what it sent, in the
-//     order sent, older than what MPI still holds; a receive goes to MPI only when nothing held
-//     or posted earlier could take its message, and a probe cannot take a message a receive
-//     pending in MPI matches, so non-overtaking, any_source and post-order matching (a blocking
-//     recv counts as posted last) hold as MPI defines them.
-// A truncated message is received into comet's storage and dropped; truncation_error names
-// both sizes and the rank.
+// The communicator. A transport works on a duplicate (MPI_Comm_dup) of the communicator it is
+// given, so comet's messages never match the application's receives nor the application's
+// messages comet's. The duplicate has MPI_ERRORS_RETURN: an MPI error becomes a comet::error
+// "rank R: <call>: <MPI's text>" instead of ending the job.
 //
-// Buffering (the hard part). The concept requires that two ranks that both `send` and then
-// `recv` complete, whatever the size; MPI_Send of a large message waits for the matching
-// receive (rendezvous), so it deadlocks there. And a send may not copy when the receiver is
-// already waiting (echo must run at MPI's speed). So:
-//   - `send` starts MPI_Isend (head and tail) and returns as soon as MPI completes them: at once
-//     for the sizes MPI sends eagerly. Still incomplete after a few polls, the sender *asks* the
-//     receiver to take the message: a zero-byte message with tag ask_base + tag.
-//   - Every wait of the transport (blocking calls, `wait`, `test`, `probe`, `progress`) takes
-//     arrived messages out of MPI as above. A held message is a matched handle: its sender's
-//     send stays incomplete. When the receiver meets an ask, it receives the asking sender's
-//     newest held message with that tag into comet-owned storage (MPI_Mrecv), which completes
-//     that sender's send; a later receive copies it from there.
-// Why the ask takes exactly the blocked message. MPI hands out one sender's messages in the
-// order sent, so when the receiver reaches an ask, every earlier message of that sender has
-// been taken: it is held, or a receive took it. The blocked message is the sender's last before
-// its ask. If it is held, it is the newest held message from that sender with that tag. If a
-// receive took it, it needs no help, and no older held message from that sender with that tag
-// can exist (a receive takes the oldest matching held message before it waits, and an arrival
-// goes to the earliest matching posted receive) — the ask finds nothing to take. Messages sent
-// after the ask are not taken before it. While a fast receive is posted to MPI, any arrival
-// that belongs to its source and tag shows that MPI has matched it already (MPI would have given
-// it that arrival otherwise), so it is completed first and keeps its place in this order. Only
-// `send` asks: a held ssend message stays a handle, and MPI completes an MPI_Issend only when
-// the handle is received, so ssend/issend keep their meaning. comet's tags go up to 98303; the
-// transport refuses an MPI whose MPI_TAG_UB is smaller (MPI promises only 32767; Open MPI and
-// MPICH offer far more).
-// Cost. An echo, or any exchange whose receive is waiting in time, copies nothing more than
-// MPI does and sends no ask at eager sizes; a large message costs one more eager message (its
-// head) and, if the receiver does not take it at once, a zero-byte ask. A pairwise exchange
-// of large messages, where both send first, copies each message twice (into storage, then
-// into the receive): the price of buffered semantics (the threads transport pays it too).
-// bench/bench_mpi.cpp measures echo against a raw MPI_Send/MPI_Recv ping-pong in the same job.
-// Ready sends (rsend, irsend) go out as standard sends that never ask: MPI_Irsend needs a
-// receive posted to MPI, and most of comet's receives are matched by probes instead.
+// Checks. Before MPI is called, a rank out of range, a tag outside 0..max_tag or a message over
+// max_message_size raises invalid_argument naming the value and "rank R: " — a few integer
+// compares, nothing measurable next to MPI. MPI_ERR_TRUNCATE from any receive raises
+// truncation_error naming this rank, the receive's source and tag, the message's size (Open
+// MPI reports it in the status; an MPI that reports only the bytes received is named as such)
+// and the buffer's.
 //
-// Progress. Nothing moves while a rank computes without calling the transport (unless the MPI
-// library progresses by itself). Errors: bad arguments raise invalid_argument naming the value
-// and the rank before MPI is called. `abort`, and an exception escaping `run`'s function, print
-// "comet: rank R: <message>" and call MPI_Abort, which ends every process of the job with a
-// non-zero status: no rank is left waiting. Time: MPI_Wtime, global when MPI_WTIME_IS_GLOBAL
-// says so. One thread per transport (MPI_THREAD_SINGLE is enough).
+// Truncation and Open MPI 4.1 (measured on the development machine, Open MPI 4.1.4, 2 ranks on
+// one node). A message longer than its receive buffer is written whole, past the buffer's end,
+// before MPI_ERR_TRUNCATE is reported, whenever it travels by rendezvous over an RDMA-like path:
+// a 4 KiB message into a 100-byte buffer wrote 3,996 bytes past it, 1 MiB into 1,000 bytes
+// wrote 1,047,576 — the same through MPI_Recv, MPI_Irecv and MPI_Mrecv, through vader's
+// single-copy path (CMA, process_vm_readv), through the `self` path (a message to oneself, even
+// with single copy off) and through tcp at 64 KiB and above. Eager messages (under about 4 KiB
+// on vader) are truncated correctly, and so is everything on vader with single copy off
+// (OMPI_MCA_btl_vader_single_copy_mechanism=none, its copy-in/copy-out pipeline). The MPI
+// standard allows none of it (the buffer is `count` elements, MPI-3.1 §3.2.4).
+// The development machine (a 2-core VM, no seccomp filter) allows CMA: a 1 MiB ping-pong ran
+// with it and with single copy off at the same speed within the VM's noise. So the tests use
+// it wherever process_vm_readv works (test/mpi/tests.cmake checks), and the conformance check
+// that receives 100,000 bytes into 10 runs on the thin transport only with single copy off:
+// with CMA it corrupts the heap ("free(): invalid size").
+// The transport cannot make MPI_Recv safe without knowing the size first, which takes a probe:
+// `options{.guard_truncation = true}` receives every message through a matched probe
+// (MPI_Mprobe/MPI_Improbe then MPI_Mrecv/MPI_Imrecv; comet/transport/mpi/guard.hpp), so a
+// message that does not fit is received into scratch storage and reported, never written into
+// the buffer. It costs what a probe costs: measured against MPI_Recv in a ping-pong, +10% at
+// 8 bytes (~24 ns: the message becomes "unexpected" and is copied twice), +1% at 4 KiB,
+// nothing measurable from 64 KiB. And since MPI cannot see a guarded receive that waits for
+// its message, the transport's blocking calls run as their nonblocking twins, polled, while
+// one waits (so a peer blocked sending to it is not left waiting). It is off by default, so
+// that measurements are MPI's; turn it on for application code that may receive into too
+// small a buffer on such an MPI.
+//
+// Requests. `request` is move-only and owns one MPI_Request. `test`/`wait` on a default or
+// completed request return a default status at once; a completed send reports {destination,
+// tag, size}, a receive what MPI_Status says, a collective a default status. A request dropped
+// while pending: a receive is cancelled (MPI_Cancel, then MPI_Wait: if a message had matched
+// it already, it is received into the buffer first); a send or nonblocking collective is
+// completed (MPI_Wait: the buffer is the caller's, and MPI may still read it) — except while an
+// exception unwinds, when a send is handed to MPI (MPI_Request_free) and a collective left as
+// it is, since `run` then ends the job.
+//
+// Progress is MPI's: with Open MPI, nothing moves while a rank computes without calling MPI.
+// `progress()` calls MPI_Iprobe, which runs Open MPI's progress engine. Time: MPI_Wtime,
+// global when MPI_WTIME_IS_GLOBAL says so. One thread per transport (MPI_THREAD_SINGLE).
+// `abort`, and an exception escaping `run`'s function, print "comet: rank R: <message>" and
+// call MPI_Abort, which ends every process of the job with a non-zero status: no rank is left
+// waiting.
 #pragma once
 
+#include <comet/core/checks.hpp>
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
 #include <comet/core/work.hpp>
 #include <comet/transport/mpi/environment.hpp>
-#include <comet/transport/mpi/matching.hpp>
+#include <comet/transport/mpi/guard.hpp>
 
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
 
 #include <algorithm>
-#include <cstring>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -103,88 +99,48 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace comet::mpi {
 
 class transport;
 
+/// How a transport is set up (all optional).
+struct options {
+    /// Receive every message through a matched probe, so that one longer than its buffer is
+    /// never written into it (see the top of this header: Open MPI 4.1 writes past the buffer on
+    /// rendezvous paths). Costs about 24 ns a receive (+10% on an 8-byte ping-pong, +1% at
+    /// 4 KiB, nothing measurable from 64 KiB); off by default so that measurements are MPI's.
+    bool guard_truncation = false;
+};
+
 namespace detail {
 
-/// Polls of an incomplete blocking send before it asks its receiver to take the message. An
-/// ask costs a zero-byte message; a receiver that is already waiting takes an eager message at
-/// once, and for a large one the ask is small next to the transfer. bench/bench_mpi.cpp
-/// measures the effect on echo and pairwise exchange.
-inline constexpr unsigned ask_after_polls = 8;
-
-/// Waits that poll MPI requests look for arrived messages every this many polls: often enough
-/// that a blocked sender's ask is answered within a microsecond or so, rarely enough that the
-/// MPI_Improbe costs next to nothing (a fast receive runs within a percent of MPI_Recv).
-inline constexpr unsigned arrival_interval = 16;
-
+/// MPI counts are int; a receive buffer beyond that can only ever hold that much.
 inline int count_of(std::size_t n) noexcept { return static_cast<int>(std::min(n, max_message_size)); }
 
-/// A message MPI matched for this rank (by MPI_Mprobe or MPI_Improbe), not yet received.
-struct arrival {
-    int source = 0;
-    int tag = 0;
-    std::size_t size = 0;
-    MPI_Message handle = MPI_MESSAGE_NULL;
-};
+inline int mpi_source(int source) noexcept { return source == any_source ? MPI_ANY_SOURCE : source; }
+inline int mpi_tag(int tag) noexcept { return tag == any_tag ? MPI_ANY_TAG : tag; }
 
-enum class send_mode : unsigned char { standard, synchronous };
+inline status status_of(const MPI_Status& st) noexcept {
+    int n = 0;
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    return status{st.MPI_SOURCE, st.MPI_TAG, static_cast<std::size_t>(n < 0 ? 0 : n)};
+}
 
-/// A blocking receive posted to MPI (the fast path), while it waits.
-struct fast_recv {
-    int source = any_source;
-    int tag = 0;
-    mutable_bytes buffer;
-    bool bounce = false;  ///< received into the transport's bounce buffer (the caller's is small)
-    MPI_Request* request = nullptr;  ///< the transport's persistent receive, started
-    bool finished = false;
-    int error = MPI_SUCCESS;
-    MPI_Status status{};
-    std::size_t size = 0;         ///< the size of the message it received
-    posted_recv* node = nullptr;  ///< its message is split: the receive awaiting the tail
-};
-
-/// The persistent receive (MPI_Recv_init) the fast path starts while a rank receives into the
-/// same place from the same source with the same tag, as echo and most loops do. MPI_Start on
-/// it costs less than a new MPI_Irecv: with Open MPI 4.1's shared memory, a ping-pong polling
-/// a started persistent receive ran as fast as one in MPI_Recv, one polling MPI_Irecv's
-/// requests ~7% slower at 8 bytes (~9 ns a message).
-struct persistent_recv {
-    void* into = nullptr;
-    int count = -1;
-    int source = any_source;
-    int tag = any_tag;
-    MPI_Request request = MPI_REQUEST_NULL;
-
-    /// The request for these arguments: this one if they are its own, else a new one.
-    MPI_Request& for_(void* i, int c, int src, int t, MPI_Comm comm, int& rc) {
-        if (request != MPI_REQUEST_NULL && into == i && count == c && source == src && tag == t) return request;
-        drop();
-        rc = MPI_Recv_init(i, c, MPI_BYTE, src, t, comm, &request);
-        if (rc == MPI_SUCCESS) {
-            into = i;
-            count = c;
-            source = src;
-            tag = t;
-        }
-        return request;
-    }
-    /// Frees the request (inactive, or marked to be freed once it completes).
-    void drop() noexcept {
-        if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
-        request = MPI_REQUEST_NULL;
-    }
-};
+/// True while MPI can be called (a request may outlive MPI_Finalize in a careless program).
+inline bool mpi_running() noexcept {
+    int running = 0, finished = 0;
+    MPI_Initialized(&running);
+    MPI_Finalized(&finished);
+    return running && !finished;
+}
 
 }  // namespace detail
 
-/// A nonblocking operation of the MPI transport. Move-only. Destroying it while pending cancels
-/// a receive no message has matched yet (one already matched is completed first), and completes
-/// a send or collective first — except while an exception unwinds, when a send is left to MPI
-/// (MPI_Request_free) and a collective abandoned.
+/// A nonblocking operation of the MPI transport: one MPI_Request. Move-only. Dropped while
+/// pending, a receive is cancelled and a send or collective completed (see the top of this
+/// header).
 class request {
 public:
     request() = default;
@@ -200,34 +156,31 @@ public:
     request& operator=(const request&) = delete;
     ~request() { release(); }
 
-    /// True while the operation has not completed.
-    bool pending() const noexcept {
-        return mpi_[0] != MPI_REQUEST_NULL || mpi_[1] != MPI_REQUEST_NULL || (recv_ && !recv_->done());
-    }
+    /// True while the operation has started and its completion has not been collected.
+    bool pending() const noexcept { return kind_ != kind::none; }
 
 private:
     friend class transport;
-    enum class kind : unsigned char { none, send, collective };
+    enum class kind : unsigned char { none, send, recv, collective, guarded };
 
     void take(request& o) noexcept {
-        owner_ = std::exchange(o.owner_, nullptr);
-        mpi_[0] = std::exchange(o.mpi_[0], MPI_REQUEST_NULL);
-        mpi_[1] = std::exchange(o.mpi_[1], MPI_REQUEST_NULL);
-        recv_ = std::exchange(o.recv_, nullptr);
+        mpi_ = std::exchange(o.mpi_, MPI_REQUEST_NULL);
         kind_ = std::exchange(o.kind_, kind::none);
-        complete_ = std::exchange(o.complete_, false);
-        error_ = std::exchange(o.error_, MPI_SUCCESS);
-        result_ = std::exchange(o.result_, status{});
+        peer_ = o.peer_;
+        tag_ = o.tag_;
+        size_ = o.size_;
+        guarded_ = std::move(o.guarded_);
+        guard_ = std::exchange(o.guard_, nullptr);
     }
     inline void release() noexcept;
 
-    transport* owner_ = nullptr;
-    MPI_Request mpi_[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};  ///< a send (whole or head, tail) or a collective
-    detail::posted_recv* recv_ = nullptr;                        ///< a receive (in the transport's pool)
+    MPI_Request mpi_ = MPI_REQUEST_NULL;
     kind kind_ = kind::none;
-    bool complete_ = false;    ///< a send or collective finished, not yet collected
-    int error_ = MPI_SUCCESS;  ///< the MPI error it finished with
-    status result_;            ///< a send: {destination, tag, size}
+    int peer_ = 0;          ///< a send's destination, a receive's source (as the caller gave them)
+    int tag_ = 0;           ///< its tag
+    std::size_t size_ = 0;  ///< a send's size, a receive's buffer size
+    std::unique_ptr<detail::guarded_recv> guarded_;  ///< a receive of a guarded transport
+    detail::receive_guard* guard_ = nullptr;         ///< ... and the queue it waits in
 };
 
 /// One rank's endpoint: one process of an MPI job, on a duplicate of a communicator. Every
@@ -235,17 +188,15 @@ private:
 /// @code
 ///   comet::mpi::initialize();
 ///   comet::mpi::transport t(boost::mpi::communicator{});        // MPI_COMM_WORLD, duplicated
-///   comet::result_set r = comet::echo(t, {.sizes = {8, 1024}});
-///   t.barrier();                                                // before t goes away
+///   comet::result_set r = comet::kernels::echo(t, {.sizes = {8, 1024}});
 /// @endcode
 class transport {
 public:
     using request = mpi::request;
 
     /// Duplicates `comm` (collective over it: every rank of `comm` constructs at once).
-    /// @throws not_supported if the MPI library's MPI_TAG_UB is below 98303 (see the top of
-    /// this header); invalid_argument if `comm` is a null communicator.
-    explicit transport(const boost::mpi::communicator& comm) : bounce_(new std::byte[detail::head_size]) {
+    /// @throws invalid_argument if `comm` is a null communicator; error if MPI is not running.
+    explicit transport(const boost::mpi::communicator& comm, options o = {}) : guarded_(o.guard_truncation) {
         if (!boost::mpi::environment::initialized() || boost::mpi::environment::finalized())
             raise<error>(-1, "mpi::transport: MPI is not running (call comet::mpi::initialize() or use comet::mpi::run)");
         const MPI_Comm user = comm;
@@ -254,227 +205,320 @@ public:
         MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
         MPI_Comm_rank(comm_, &rank_);
         MPI_Comm_size(comm_, &size_);
-        int* tag_ub = nullptr;  // MPI_TAG_UB and MPI_WTIME_IS_GLOBAL: attributes of MPI_COMM_WORLD
+        guard_.bind(comm_);
+        int* global = nullptr;  // an attribute of MPI_COMM_WORLD only
         int found = 0;
-        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
-        if (!found || !tag_ub || *tag_ub < detail::largest_tag) {
-            const int ub = found && tag_ub ? *tag_ub : -1;
-            MPI_Comm_free(&comm_);
-            raise<not_supported>(rank_, "mpi::transport: MPI_TAG_UB is ", ub, "; comet needs tags up to ", detail::largest_tag);
-        }
-        int* global = nullptr;
         MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &found);
         clock_is_global_ = found && global && *global != 0;
     }
     transport(const transport&) = delete;
     transport& operator=(const transport&) = delete;
 
-    /// Receives and drops messages still held (so their senders finish), then frees the
-    /// duplicate communicator. Requests must be gone first. Call `barrier()` before if peers may
-    /// still be sending (run does).
+    /// Frees the duplicate communicator (MPI_Comm_free: collective, and operations still
+    /// pending on it complete first). Requests should be gone before.
     ~transport() {
-        if (comm_ == MPI_COMM_NULL || boost::mpi::environment::finalized()) return;
-        if (std::uncaught_exceptions() == 0) held_.discard();  // unwinding: leave MPI alone, an abort follows
-        persistent_.drop();
-        MPI_Comm_free(&comm_);
+        if (comm_ != MPI_COMM_NULL && detail::mpi_running()) MPI_Comm_free(&comm_);
     }
 
     int rank() const noexcept { return rank_; }
     int size() const noexcept { return size_; }
     /// The duplicate communicator comet's messages travel on.
     MPI_Comm native() const noexcept { return comm_; }
+    /// Whether receives go through the truncation guard (options::guard_truncation).
+    bool guards_truncation() const noexcept { return guarded_; }
 
-    // ---- point to point ----
+    // ---- the point-to-point core ----
 
-    void send(int dest, int tag, const_bytes data) {
-        blocking_send(dest, tag, data, "send", detail::send_mode::standard, true);
-    }
-
-    status recv(int source, int tag, mutable_bytes buffer) {
-        check_recv(source, tag, "recv");
-        if (tag != any_tag && (lists_.nothing_posted() || !lists_.overlaps(source, tag)) &&
-            (held_.empty() || held_.find(source, tag) == held_.end()))
-            return fast_receive(source, tag, buffer);
-        request r = start_recv(source, tag, buffer);  // matched by comet, posted after every irecv
-        return wait(r);
-    }
-
+    /// MPI_Isend.
     request isend(int dest, int tag, const_bytes data) {
-        return start_send(dest, tag, data, "isend", detail::send_mode::standard);
+        check_send(dest, tag, data.size(), "isend");
+        request r = started(request::kind::send, dest, tag, data.size());
+        detail::check(MPI_Isend(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, comm_, &r.mpi_), rank_,
+                      "isend to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes): MPI_Isend");
+        return r;
     }
 
+    /// MPI_Irecv (or, guarded, a receive matched by probe).
     request irecv(int source, int tag, mutable_bytes buffer) {
         check_recv(source, tag, "irecv");
-        return start_recv(source, tag, buffer);
+        if (guarded_) return guarded_irecv(source, tag, buffer);
+        request r = started(request::kind::recv, source, tag, buffer.size());
+        detail::check(MPI_Irecv(buffer.data(), detail::count_of(buffer.size()), MPI_BYTE, detail::mpi_source(source),
+                                detail::mpi_tag(tag), comm_, &r.mpi_),
+                      rank_, "irecv from ", source_name{source}, " (", tag_name{tag}, "): MPI_Irecv");
+        return r;
     }
 
-    status wait(request& r) {
-        if (r.recv_) {
-            wait_receive(*r.recv_);
-        } else {
-            for (unsigned polls = 1; r.pending(); ++polls) {
-                test_mpi(r);
-                if (r.pending() && polls % detail::arrival_interval == 0) take_arrived();
-            }
-        }
-        return collect(r);
-    }
-
+    /// MPI_Test.
     std::optional<status> test(request& r) {
-        if (r.pending()) {
-            take_arrived();  // a caller polling test() must not leave a sender blocked on it
-            poll_once(r);
-            if (r.pending()) return std::nullopt;
+        switch (r.kind_) {
+        case request::kind::none:
+            return status{};
+        case request::kind::guarded:
+            return test_guarded(r);
+        default:
+            break;
         }
-        return collect(r);
+        int done = 0;
+        MPI_Status st;
+        const int rc = MPI_Test(&r.mpi_, &done, &st);
+        if (rc != MPI_SUCCESS) [[unlikely]]
+            failed(r, rc, st, "test");
+        if (!done) return std::nullopt;
+        return completed(r, st);
     }
 
+    /// MPI_Iprobe: the status of the earliest matching message that has arrived, if any.
+    std::optional<status> iprobe(int source, int tag) {
+        check_recv(source, tag, "iprobe");
+        if (guarded_ && !guard_.idle()) guard_.match();  // a waiting receive takes its message first
+        int found = 0;
+        MPI_Status st;
+        detail::check(MPI_Iprobe(detail::mpi_source(source), detail::mpi_tag(tag), comm_, &found, &st), rank_, "iprobe from ",
+                      source_name{source}, " (", tag_name{tag}, "): MPI_Iprobe");
+        if (!found) return std::nullopt;
+        return detail::status_of(st);
+    }
+
+    /// Deprecated name of `iprobe` (it never blocked, unlike MPI_Probe); kept for one release.
+    [[deprecated("probe is nonblocking: call iprobe")]] std::optional<status> probe(int source, int tag) {
+        return iprobe(source, tag);
+    }
+
+    /// MPI_Wtime, in seconds.
+    double now() const noexcept { return MPI_Wtime(); }
+
+    // ---- native operations ----
+
+    /// MPI_Send: a standard send, which may wait for the matching receive.
+    void send(int dest, int tag, const_bytes data) {
+        check_send(dest, tag, data.size(), "send");
+        const int count = static_cast<int>(data.size());
+        int rc = MPI_SUCCESS;
+        if (guard_waiting()) [[unlikely]]
+            rc = blocking(MPI_Isend(data.data(), count, MPI_BYTE, dest, tag, comm_, &scratch_));
+        else
+            rc = MPI_Send(data.data(), count, MPI_BYTE, dest, tag, comm_);
+        detail::check(rc, rank_, "send to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes)");
+    }
+
+    /// MPI_Recv (or, guarded, MPI_Mprobe + MPI_Mrecv).
+    status recv(int source, int tag, mutable_bytes buffer) {
+        check_recv(source, tag, "recv");
+        if (guarded_) return guarded_recv(source, tag, buffer, "recv");
+        MPI_Status st;
+        const int rc = MPI_Recv(buffer.data(), detail::count_of(buffer.size()), MPI_BYTE, detail::mpi_source(source),
+                                detail::mpi_tag(tag), comm_, &st);
+        if (rc != MPI_SUCCESS) [[unlikely]]
+            receive_failed("recv", source, tag, buffer.size(), rc, st);
+        return detail::status_of(st);
+    }
+
+    /// MPI_Wait.
+    status wait(request& r) {
+        switch (r.kind_) {
+        case request::kind::none:
+            return status{};
+        case request::kind::guarded:
+            return wait_guarded(r);
+        default:
+            break;
+        }
+        MPI_Status st;
+        const int rc = guard_waiting() ? complete(r.mpi_, st) : MPI_Wait(&r.mpi_, &st);
+        if (rc != MPI_SUCCESS) [[unlikely]]
+            failed(r, rc, st, "wait");
+        return completed(r, st);
+    }
+
+    /// MPI_Waitall over the span (a guarded receive among them: each waited in turn). Raises
+    /// the first error; the requests that did not complete stay pending.
     void wait_all(std::span<request> requests) {
-        for (;;) {
-            bool all = true;
-            for (auto& r : requests)
-                if (r.pending()) {
-                    poll_once(r);
-                    all = all && !r.pending();
-                }
-            if (all) break;
-            take_arrived();
+        if (guarded_) {
+            for (request& r : requests) wait(r);
+            return;
         }
-        for (auto& r : requests) collect(r);  // all complete: collects statuses, raises the first error
-    }
-
-    std::optional<status> probe(int source, int tag) {
-        check_recv(source, tag, "probe");
-        take_arrived();  // every arrived message is held (or given to its posted receive) now
-        auto it = held_.find(source, tag);
-        if (it == held_.end()) return std::nullopt;
-        // A head's tail was sent right after it: wait the moment it takes, to report the size.
-        while (it->split && !it->tail_arrived) {
-            dispatch(next_arrival());
-            it = held_.find(source, tag);
+        handles_.clear();
+        for (const request& r : requests) handles_.push_back(r.mpi_);
+        statuses_.resize(handles_.size());
+        const int rc = MPI_Waitall(static_cast<int>(handles_.size()), handles_.data(), statuses_.data());
+        std::size_t first_error = requests.size();
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            request& r = requests[i];
+            r.mpi_ = handles_[i];
+            if (rc == MPI_ERR_IN_STATUS && statuses_[i].MPI_ERROR != MPI_SUCCESS) {
+                if (statuses_[i].MPI_ERROR != MPI_ERR_PENDING && first_error == requests.size()) first_error = i;
+                continue;
+            }
+            if (r.mpi_ == MPI_REQUEST_NULL) r.kind_ = request::kind::none;
         }
-        return status{it->source, it->tag, it->size()};
+        if (rc == MPI_SUCCESS) return;
+        if (first_error < requests.size()) failed(requests[first_error], statuses_[first_error].MPI_ERROR, statuses_[first_error], "wait_all");
+        detail::check(rc, rank_, "wait_all: MPI_Waitall");
     }
 
-    // ---- optional capabilities (MPI calls Boost.MPI does not wrap) ----
-
-    /// MPI_Issend, waited for: completes once the receiver has received the message.
-    void ssend(int dest, int tag, const_bytes data) {
-        blocking_send(dest, tag, data, "ssend", detail::send_mode::synchronous, false);
-    }
-    request issend(int dest, int tag, const_bytes data) {
-        return start_send(dest, tag, data, "issend", detail::send_mode::synchronous);
-    }
-
-    /// The caller promises the matching receive is posted, so the send never asks. Sent as a
-    /// standard send: MPI_Irsend needs a receive posted to MPI, and most of comet's receives are
-    /// matched by probes instead (see the top of this header).
-    void rsend(int dest, int tag, const_bytes data) {
-        blocking_send(dest, tag, data, "rsend", detail::send_mode::standard, false);
-    }
-    request irsend(int dest, int tag, const_bytes data) {
-        return start_send(dest, tag, data, "irsend", detail::send_mode::standard);
-    }
-
-    /// Starts the send, receives, then completes the send: two ranks that sendrecv with each
-    /// other match each other's messages, whatever the size.
-    status sendrecv(int dest, int send_tag, const_bytes out, int source, int recv_tag, mutable_bytes in) {
-        request r = isend(dest, send_tag, out);
-        const status s = recv(source, recv_tag, in);
-        wait(r);
-        return s;
-    }
-
-    /// Lets MPI progress and answers the asks of blocked senders, without completing anything.
-    void progress() { take_arrived(); }
-
-    // ---- collectives ----
-
+    /// MPI_Barrier.
     void barrier() {
-        MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Ibarrier(comm_, &r), rank_, "barrier: MPI_Ibarrier");
-        finish_collective(r, "barrier");
+        const int rc = guard_waiting() ? blocking(MPI_Ibarrier(comm_, &scratch_)) : MPI_Barrier(comm_);
+        detail::check(rc, rank_, "barrier");
     }
 
+    /// MPI_Bcast of `data` from `root`. @pre every rank passes the same root and size.
     void broadcast(int root, mutable_bytes data) {
         check_rank(root, "broadcast root");
         check_size(data.size(), "broadcast");
-        MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Ibcast(data.data(), detail::count_of(data.size()), MPI_BYTE, root, comm_, &r), rank_,
-                      "broadcast: MPI_Ibcast");
-        finish_collective(r, "broadcast");
+        const int count = static_cast<int>(data.size());
+        const int rc = guard_waiting() ? blocking(MPI_Ibcast(data.data(), count, MPI_BYTE, root, comm_, &scratch_))
+                                       : MPI_Bcast(data.data(), count, MPI_BYTE, root, comm_);
+        detail::check(rc, rank_, "broadcast from rank ", root, " (", data.size(), " bytes)");
     }
 
-    /// MPI_Iallreduce with MPI_SUM. Every rank gets the same bits: MPI's reduction algorithms
-    /// either compute each element once and hand the result around, or combine partners'
-    /// values pairwise (a + b and b + a are the same double), so no rank sums in another order.
-    void allreduce_sum(std::span<double> values) {
-        check_size(values.size_bytes(), "allreduce_sum");
-        MPI_Request r = MPI_REQUEST_NULL;
-        detail::check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), detail::count_of(values.size()), MPI_DOUBLE, MPI_SUM, comm_, &r),
-                      rank_, "allreduce_sum: MPI_Iallreduce");
-        finish_collective(r, "allreduce_sum");
+    /// MPI_Allreduce(MPI_SUM) in place. Every rank gets the same bits: MPI's reduction
+    /// algorithms compute each element once and hand it around, or combine partners' values
+    /// pairwise (a + b and b + a are the same double), so no rank sums in another order.
+    void allreduce_sum(std::span<double> values) { allreduce(values, MPI_SUM, "allreduce_sum"); }
+    /// MPI_Allreduce(MPI_MAX) in place.
+    void allreduce_max(std::span<double> values) { allreduce(values, MPI_MAX, "allreduce_max"); }
+    /// MPI_Allreduce(MPI_MIN) in place.
+    void allreduce_min(std::span<double> values) { allreduce(values, MPI_MIN, "allreduce_min"); }
+
+    /// MPI_Gather of every rank's `mine` into `all` on `root`, in rank order. `all` must hold
+    /// size() * mine.size() bytes on the root; it is not touched elsewhere. @pre every rank
+    /// passes the same root and the same mine.size().
+    void gather(int root, const_bytes mine, mutable_bytes all) {
+        check_rank(root, "gather root");
+        check_size(mine.size(), "gather");
+        const std::size_t need = mine.size() * static_cast<std::size_t>(size_);
+        if (rank_ == root && all.size() < need)
+            raise<invalid_argument>(rank_, "gather: the root's buffer of ", all.size(), " bytes cannot hold ", size_, " x ",
+                                    mine.size(), " = ", need, " bytes");
+        const int count = static_cast<int>(mine.size());
+        std::byte* into = rank_ == root ? all.data() : nullptr;
+        const int rc = guard_waiting()
+                           ? blocking(MPI_Igather(mine.data(), count, MPI_BYTE, into, count, MPI_BYTE, root, comm_, &scratch_))
+                           : MPI_Gather(mine.data(), count, MPI_BYTE, into, count, MPI_BYTE, root, comm_);
+        detail::check(rc, rank_, "gather to rank ", root, " (", mine.size(), " bytes each)");
     }
 
-    request ibarrier() {
-        request r = collective_request();
-        detail::check(MPI_Ibarrier(comm_, &r.mpi_[0]), rank_, "ibarrier: MPI_Ibarrier");
+    /// Performs `w` on this CPU (comet::perform).
+    void compute(const work& w) { perform(w); }
+
+    /// MPI_WTIME_IS_GLOBAL: whether every process's MPI_Wtime reads the same clock.
+    bool clock_is_global() const noexcept { return clock_is_global_; }
+
+    /// Prints "comet: rank R: <message>" on stderr and ends the whole job (MPI_Abort, status 1).
+    [[noreturn]] void abort(std::string_view message) { detail::fail(comm_, rank_, message); }
+
+    // ---- optional capabilities ----
+
+    /// MPI_Ssend: completes once the receiver has started receiving the message.
+    void ssend(int dest, int tag, const_bytes data) {
+        check_send(dest, tag, data.size(), "ssend");
+        const int count = static_cast<int>(data.size());
+        const int rc = guard_waiting() ? blocking(MPI_Issend(data.data(), count, MPI_BYTE, dest, tag, comm_, &scratch_))
+                                       : MPI_Ssend(data.data(), count, MPI_BYTE, dest, tag, comm_);
+        detail::check(rc, rank_, "ssend to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes)");
+    }
+    /// MPI_Issend.
+    request issend(int dest, int tag, const_bytes data) {
+        check_send(dest, tag, data.size(), "issend");
+        request r = started(request::kind::send, dest, tag, data.size());
+        detail::check(MPI_Issend(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, comm_, &r.mpi_), rank_,
+                      "issend to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes): MPI_Issend");
         return r;
     }
+
+    /// MPI_Rsend. @pre the matching receive is already posted at `dest` (MPI-3.1 §3.4: otherwise
+    /// the program is erroneous, and MPI need not detect it).
+    void rsend(int dest, int tag, const_bytes data) {
+        check_send(dest, tag, data.size(), "rsend");
+        const int count = static_cast<int>(data.size());
+        const int rc = guard_waiting() ? blocking(MPI_Irsend(data.data(), count, MPI_BYTE, dest, tag, comm_, &scratch_))
+                                       : MPI_Rsend(data.data(), count, MPI_BYTE, dest, tag, comm_);
+        detail::check(rc, rank_, "rsend to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes)");
+    }
+    /// MPI_Irsend. @pre as rsend.
+    request irsend(int dest, int tag, const_bytes data) {
+        check_send(dest, tag, data.size(), "irsend");
+        request r = started(request::kind::send, dest, tag, data.size());
+        detail::check(MPI_Irsend(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, comm_, &r.mpi_), rank_,
+                      "irsend to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes): MPI_Irsend");
+        return r;
+    }
+
+    /// MPI_Sendrecv: sends `out` to `dest` and receives into `in` from `source`; two ranks that
+    /// sendrecv with each other never deadlock. Returns the receive's status. (Guarded: MPI_Isend,
+    /// the guarded receive, MPI_Wait.)
+    status sendrecv(int dest, int send_tag, const_bytes out, int source, int recv_tag, mutable_bytes in) {
+        check_send(dest, send_tag, out.size(), "sendrecv");
+        check_recv(source, recv_tag, "sendrecv");
+        if (guarded_) {
+            request s = isend(dest, send_tag, out);
+            const status got = guarded_recv(source, recv_tag, in, "sendrecv");
+            wait(s);
+            return got;
+        }
+        MPI_Status st;
+        const int rc = MPI_Sendrecv(out.data(), static_cast<int>(out.size()), MPI_BYTE, dest, send_tag, in.data(),
+                                    detail::count_of(in.size()), MPI_BYTE, detail::mpi_source(source), detail::mpi_tag(recv_tag),
+                                    comm_, &st);
+        if (rc != MPI_SUCCESS) [[unlikely]]
+            receive_failed("sendrecv", source, recv_tag, in.size(), rc, st);
+        return detail::status_of(st);
+    }
+
+    /// MPI_Ibarrier.
+    request ibarrier() {
+        request r = started(request::kind::collective, 0, 0, 0);
+        detail::check(MPI_Ibarrier(comm_, &r.mpi_), rank_, "ibarrier: MPI_Ibarrier");
+        return r;
+    }
+    /// MPI_Ibcast. @pre as broadcast.
     request ibroadcast(int root, mutable_bytes data) {
         check_rank(root, "ibroadcast root");
         check_size(data.size(), "ibroadcast");
-        request r = collective_request();
-        detail::check(MPI_Ibcast(data.data(), detail::count_of(data.size()), MPI_BYTE, root, comm_, &r.mpi_[0]), rank_,
-                      "ibroadcast: MPI_Ibcast");
+        request r = started(request::kind::collective, root, 0, data.size());
+        detail::check(MPI_Ibcast(data.data(), static_cast<int>(data.size()), MPI_BYTE, root, comm_, &r.mpi_), rank_,
+                      "ibroadcast from rank ", root, " (", data.size(), " bytes): MPI_Ibcast");
         return r;
     }
+    /// MPI_Iallreduce(MPI_SUM) in place.
     request iallreduce_sum(std::span<double> values) {
         check_size(values.size_bytes(), "iallreduce_sum");
-        request r = collective_request();
-        detail::check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), detail::count_of(values.size()), MPI_DOUBLE, MPI_SUM, comm_,
-                                     &r.mpi_[0]),
+        request r = started(request::kind::collective, 0, 0, values.size_bytes());
+        detail::check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM, comm_,
+                                     &r.mpi_),
                       rank_, "iallreduce_sum: MPI_Iallreduce");
         return r;
     }
 
-    // ---- time, computation, failure ----
-
-    /// MPI_Wtime, in seconds.
-    double now() const noexcept { return MPI_Wtime(); }
-    /// MPI_WTIME_IS_GLOBAL: whether every process's MPI_Wtime reads the same clock.
-    bool clock_is_global() const noexcept { return clock_is_global_; }
-
-    void compute(const work& w) { perform(w); }
-
-    /// Prints "comet: rank R: <message>" on stderr and ends the whole job (MPI_Abort, status 1).
-    [[noreturn]] void abort(std::string_view message) { detail::fail(comm_, rank_, message); }
+    /// Lets MPI progress outstanding operations without completing any request: MPI_Iprobe on
+    /// any source and tag, which runs the MPI library's progress engine (MPI has no progress
+    /// call of its own). Guarded, it also matches waiting receives.
+    void progress() {
+        if (guarded_ && !guard_.idle()) guard_.match();
+        int found = 0;
+        detail::check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &found, MPI_STATUS_IGNORE), rank_, "progress: MPI_Iprobe");
+    }
 
 private:
     friend class mpi::request;
 
     // ---- argument checks: one-line errors naming the value and this rank, before MPI sees it ----
 
-    void check_rank(int r, const char* what) const {
-        if (r < 0 || r >= size_) raise<invalid_argument>(rank_, what, ": rank ", r, " is outside 0..", size_ - 1);
-    }
+    void check_rank(int r, const char* what) const { comet::detail::check_peer(rank_, size_, r, what); }
     void check_size(std::size_t size, const char* what) const {
-        if (size > max_message_size)
+        if (size > max_message_size) [[unlikely]]
             raise<invalid_argument>(rank_, what, ": message of ", size, " bytes exceeds the ", max_message_size, "-byte limit");
     }
     void check_send(int dest, int tag, std::size_t size, const char* what) const {
-        check_rank(dest, what);
-        if (tag < 0 || tag > max_tag) raise<invalid_argument>(rank_, what, ": tag ", tag, " is outside 0..", max_tag);
-        check_size(size, what);
+        comet::detail::check_send(rank_, size_, dest, tag, size, what);
     }
     void check_recv(int source, int tag, const char* what) const {
-        if (source != any_source) check_rank(source, what);
-        if (tag != any_tag && (tag < 0 || tag > max_tag))
-            raise<invalid_argument>(rank_, what, ": tag ", tag, " is outside 0..", max_tag, " (or any_tag)");
+        comet::detail::check_recv(rank_, size_, source, tag, what);
     }
 
-    /// "rank 3" or "any rank", "tag 7" or "any tag", formatted only when printed: error messages
-    /// are built lazily, and these sit in the arguments of checks on every message's path.
+    /// "rank 3" or "any rank", "tag 7" or "any tag", formatted only when an error is printed.
     struct source_name {
         int rank;
         friend std::ostream& operator<<(std::ostream& os, source_name n) {
@@ -486,462 +530,218 @@ private:
         friend std::ostream& operator<<(std::ostream& os, tag_name n) { return n.tag == any_tag ? os << "any tag" : os << "tag " << n.tag; }
     };
 
-    // ---- sending ----
-
-    /// Starts the MPI sends of a message: whole, or head and tail (see comet/transport/mpi/matching.hpp).
-    void start_parts(int dest, int tag, const_bytes data, const char* what, detail::send_mode mode, MPI_Request (&parts)[2]) {
-        const auto start = mode == detail::send_mode::synchronous ? &MPI_Issend : &MPI_Isend;
-        int rc = MPI_SUCCESS;
-        if (data.size() <= detail::whole_limit) {
-            rc = start(data.data(), detail::count_of(data.size()), MPI_BYTE, dest, tag, comm_, &parts[0]);
-        } else {
-            rc = MPI_Isend(data.data(), static_cast<int>(detail::head_size), MPI_BYTE, dest, tag, comm_, &parts[0]);
-            if (rc == MPI_SUCCESS)
-                rc = start(data.data() + detail::head_size, detail::count_of(data.size() - detail::head_size), MPI_BYTE, dest,
-                           detail::tail_base + tag, comm_, &parts[1]);
-        }
-        detail::check(rc, rank_, what, " to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes)");
-    }
-
-    /// Tests both parts of a send; true when both are complete.
-    bool test_parts(MPI_Request (&parts)[2], int& error) {
-        for (auto& r : parts)
-            if (r != MPI_REQUEST_NULL) {
-                int done = 0;
-                const int rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-                if (rc != MPI_SUCCESS) {
-                    error = rc;
-                    if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-                }
-            }
-        return parts[0] == MPI_REQUEST_NULL && parts[1] == MPI_REQUEST_NULL;
-    }
-
-    /// The blocking sends: start and wait. After a few polls, a send still incomplete asks its
-    /// receiver to take the message (with `ask`: buffered semantics, see the top of this header)
-    /// and takes arrived messages at every poll (a peer blocked in its own send may be waiting
-    /// for this rank to answer its ask: the pairwise exchange).
-    void blocking_send(int dest, int tag, const_bytes data, const char* what, detail::send_mode mode, bool ask) {
-        check_send(dest, tag, data.size(), what);
-        if (mode == detail::send_mode::standard && data.size() <= detail::whole_limit) {
-            // A whole message is small enough that MPI sends it eagerly: MPI_Send returns without
-            // the receiver (the wire format relies on this already), and costs less than
-            // MPI_Isend and the MPI_Test that would find it complete.
-            detail::check(MPI_Send(data.data(), detail::count_of(data.size()), MPI_BYTE, dest, tag, comm_), rank_, what,
-                          " to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes)");
-            return;
-        }
-        MPI_Request parts[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-        start_parts(dest, tag, data, what, mode, parts);
-        try {
-            int error = MPI_SUCCESS;
-            for (unsigned polls = 1;; ++polls) {
-                const bool done = test_parts(parts, error);
-                detail::check(error, rank_, what, " to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes)");
-                if (done) return;
-                // The first polls only test: an eager send completes within them, and a look for
-                // arrivals (MPI_Improbe) on every poll would slow its completion being seen.
-                if (polls < detail::ask_after_polls) continue;
-                if (ask && polls == detail::ask_after_polls) ask_to_take(dest, tag);
-                take_arrived();
-            }
-        } catch (...) {
-            for (auto& r : parts)
-                if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-            throw;
-        }
-    }
-
-    /// The nonblocking sends: the request completes when MPI completes the send; no ask (the
-    /// caller decides when to wait, as with MPI_Isend).
-    request start_send(int dest, int tag, const_bytes data, const char* what, detail::send_mode mode) {
-        check_send(dest, tag, data.size(), what);
+    request started(request::kind k, int peer, int tag, std::size_t size) noexcept {
         request r;
-        r.owner_ = this;
-        r.kind_ = request::kind::send;
-        r.result_ = status{dest, tag, data.size()};
-        start_parts(dest, tag, data, what, mode, r.mpi_);
+        r.kind_ = k;
+        r.peer_ = peer;
+        r.tag_ = tag;
+        r.size_ = size;
+        if (guarded_) r.guard_ = &guard_;  // a dropped request keeps matching guarded receives while it waits
         return r;
     }
 
-    /// A zero-byte message asking `dest` to take this rank's newest message with `tag`.
-    void ask_to_take(int dest, int tag) {
-        MPI_Request q = MPI_REQUEST_NULL;
-        detail::check(MPI_Isend(nullptr, 0, MPI_BYTE, dest, detail::ask_base + tag, comm_, &q), rank_, "send: asking to take");
-        MPI_Request_free(&q);  // zero bytes: nothing to keep alive; MPI completes it on its own
+    /// The status of request `r`, which MPI has just completed; `r` is then empty.
+    static status completed(request& r, const MPI_Status& st) noexcept {
+        const request::kind k = std::exchange(r.kind_, request::kind::none);
+        if (k == request::kind::send) return status{r.peer_, r.tag_, r.size_};
+        if (k == request::kind::recv) return detail::status_of(st);
+        return status{};
     }
 
-    // ---- arrivals: every message not taken by a fast receive leaves MPI here, in MPI's order ----
-
-    /// Waits (in MPI) for the next message for this rank and takes it.
-    detail::arrival next_arrival() {
-        MPI_Status st;
-        detail::arrival a;
-        detail::check(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &a.handle, &st), rank_, "MPI_Mprobe");
-        return described(a, st);
+    /// Request `r` failed with MPI error `rc`: it is over (MPI frees a request that completes in
+    /// error), and the error is raised — truncation_error for a receive's MPI_ERR_TRUNCATE.
+    [[noreturn]] void failed(request& r, int rc, const MPI_Status& st, const char* how) {
+        const request::kind k = std::exchange(r.kind_, request::kind::none);
+        if (r.mpi_ != MPI_REQUEST_NULL) MPI_Request_free(&r.mpi_);  // not completed by MPI: let it go
+        if (k == request::kind::recv) receive_failed("irecv", r.peer_, r.tag_, r.size_, rc, st);
+        if (k == request::kind::send)
+            raise<error>(rank_, how, ": send to rank ", r.peer_, " (tag ", r.tag_, ", ", r.size_, " bytes): ", detail::error_text(rc));
+        raise<error>(rank_, how, ": nonblocking collective: ", detail::error_text(rc));
     }
 
-    /// Takes every message that has arrived, without waiting.
-    void take_arrived() {
+    /// A receive (what) from `source` with `tag` into `capacity` bytes failed with `rc`.
+    [[noreturn]] void receive_failed(const char* what, int source, int tag, std::size_t capacity, int rc, const MPI_Status& st) const {
+        if (detail::error_class(rc) == MPI_ERR_TRUNCATE) {
+            const status got = detail::status_of(st);
+            throw truncation_error(truncated(what, source, tag, got, capacity));
+        }
+        raise<error>(rank_, what, " from ", source_name{source}, " (", tag_name{tag}, "): ", detail::error_text(rc));
+    }
+
+    std::string truncated(const char* what, int source, int tag, const status& got, std::size_t capacity) const {
+        // Open MPI's status counts the whole message; an MPI that counts only what it wrote
+        // reports no more than the buffer, which says nothing of the message's size.
+        if (got.size > capacity)
+            return comet::detail::concat("rank ", rank_, ": ", what, " from ", source_name{source}, " (", tag_name{tag}, "): the ",
+                                         got.size, "-byte message from rank ", got.source, " (tag ", got.tag, ") does not fit the ",
+                                         capacity, "-byte buffer");
+        return comet::detail::concat("rank ", rank_, ": ", what, " from ", source_name{source}, " (", tag_name{tag},
+                                     "): a message from rank ", got.source, " (tag ", got.tag, ") is longer than the ", capacity,
+                                     "-byte buffer (MPI_ERR_TRUNCATE; MPI did not report its size)");
+    }
+
+    void allreduce(std::span<double> values, MPI_Op op, const char* what) {
+        check_size(values.size_bytes(), what);
+        const int count = static_cast<int>(values.size());
+        const int rc = guard_waiting() ? blocking(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, op, comm_, &scratch_))
+                                       : MPI_Allreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, op, comm_);
+        detail::check(rc, rank_, what, " (", values.size(), " doubles)");
+    }
+
+    // ---- the truncation guard (options::guard_truncation; comet/transport/mpi/guard.hpp) ----
+
+    /// True while guarded receives wait for their messages. MPI cannot see them (they are not
+    /// posted to it), so a peer blocked sending to one of them waits until this rank matches it:
+    /// every blocking operation then runs as its nonblocking twin, polled, matching them in
+    /// turn — as MPI_Irecv's receives would have taken those messages meanwhile.
+    bool guard_waiting() const noexcept { return guarded_ && !guard_.idle(); }
+
+    /// Completes `r`: polling it while guarded receives wait, in MPI_Wait once none does.
+    int complete(MPI_Request& r, MPI_Status& st) {
         for (;;) {
-            int found = 0;
-            MPI_Status st;
-            detail::arrival a;
-            detail::check(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &found, &a.handle, &st), rank_, "MPI_Improbe");
-            if (!found) return;
-            dispatch(described(a, st));
-        }
-    }
-
-    static detail::arrival described(detail::arrival a, const MPI_Status& st) {
-        int count = 0;
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        a.source = st.MPI_SOURCE;
-        a.tag = st.MPI_TAG;
-        a.size = static_cast<std::size_t>(count < 0 ? 0 : count);
-        return a;
-    }
-
-    /// An arrival: an ask is answered, a tail goes to the receive that has its head (or to its
-    /// held head), a whole message or head goes to the earliest matching posted receive, or is
-    /// held.
-    void dispatch(const detail::arrival& a) {
-        // It belongs to the fast receive's source and tag, so MPI has matched that receive
-        // already: complete it first, so that it keeps its place in the order.
-        if (fast_ && !fast_->finished && (fast_->source == any_source || fast_->source == a.source) &&
-            detail::comet_tag(a.tag) == fast_->tag)
-            finish_fast(*fast_);
-        if (a.tag >= detail::tail_base) return give_tail(a);
-        if (a.tag >= detail::ask_base) return answer_ask(a);
-        detail::held_message m{a.source, a.tag, detail::part{a.size, a.handle, nullptr}, a.size == detail::head_size, false, {}};
-        if (!lists_.nothing_posted())
-            if (detail::posted_recv* p = lists_.match(a.source, a.tag)) return deliver(std::move(m), *p);
-        held_.push(std::move(m));
-    }
-
-    void give_tail(const detail::arrival& a) {
-        const int tag = a.tag - detail::tail_base;
-        detail::part tail{a.size, a.handle, nullptr};
-        if (detail::posted_recv* p = lists_.awaiting(a.source, tag)) return take_tail(std::move(tail), *p);
-        if (auto it = held_.missing_tail(a.source, tag); it != held_.end()) {
-            it->tail = std::move(tail);
-            it->tail_arrived = true;
-            return;
-        }
-        (void)tail.store();  // a tail without a head (not sent by comet): dropped
-    }
-
-    /// The asking sender's newest held message with the asked-for tag is the one it is blocked
-    /// on; taking it into storage completes that send. None held: a receive has it already.
-    void answer_ask(detail::arrival a) {
-        detail::check(MPI_Mrecv(nullptr, 0, MPI_BYTE, &a.handle, MPI_STATUS_IGNORE), rank_, "receiving an ask");
-        const int tag = a.tag - detail::ask_base;
-        if (auto it = held_.newest(a.source, tag); it != held_.end()) {
-            int rc = it->first.store();
-            if (rc == MPI_SUCCESS && it->tail_arrived) rc = it->tail.store();
-            detail::check(rc, rank_, "taking the message of rank ", a.source, " (tag ", tag, ") into storage");
-        }
-    }
-
-    // ---- receiving ----
-
-    /// The fast path of a blocking recv: posted to MPI with the caller's buffer (or, if that is
-    /// smaller than a head, with the bounce buffer, so that MPI never truncates), polled.
-    status fast_receive(int source, int tag, mutable_bytes buffer) {
-        detail::fast_recv f;
-        f.source = source;
-        f.tag = tag;
-        f.buffer = buffer;
-        f.bounce = buffer.size() < detail::head_size;
-        std::byte* into = f.bounce ? bounce_.get() : buffer.data();
-        const int count = f.bounce ? static_cast<int>(detail::head_size) : detail::count_of(buffer.size());
-        int rc = MPI_SUCCESS;
-        f.request = &persistent_.for_(into, count, source, tag, comm_, rc);
-        if (rc == MPI_SUCCESS) rc = MPI_Start(f.request);
-        detail::check(rc, rank_, "recv from ", source_name{source}, " (", tag_name{tag}, ")");
-        fast_ = &f;
-        try {
-            for (unsigned polls = 1; !f.finished; ++polls) {
-                int done = 0;
-                f.error = MPI_Test(f.request, &done, &f.status);
-                if (done || f.error != MPI_SUCCESS) {
-                    fast_done(f);
-                    break;
-                }
-                if (polls % detail::arrival_interval == 0) take_arrived();
-            }
-        } catch (...) {
-            fast_ = nullptr;
-            if (!f.finished) {
-                MPI_Cancel(f.request);
-                MPI_Wait(f.request, MPI_STATUS_IGNORE);
-            }
-            throw;
-        }
-        fast_ = nullptr;
-        if (f.error != MPI_SUCCESS) persistent_.drop();  // failed: MPI may still hold it
-        detail::check(f.error, rank_, "recv from ", source_name{source}, " (", tag_name{tag}, ")");
-        if (f.node) {  // a head: its tail comes through the matched path
-            request r;
-            r.owner_ = this;
-            r.recv_ = f.node;
-            return wait(r);
-        }
-        const status got{f.status.MPI_SOURCE, f.status.MPI_TAG, f.size};
-        if (got.size > buffer.size()) throw truncation_error(truncated("recv", source, tag, got, buffer.size()));
-        if (f.bounce && got.size) std::memcpy(buffer.data(), bounce_.get(), got.size);
-        return got;
-    }
-
-    /// Completes the fast receive, which MPI has matched (see dispatch).
-    void finish_fast(detail::fast_recv& f) {
-        f.error = MPI_Wait(f.request, &f.status);
-        fast_done(f);
-    }
-
-    /// The fast receive has its message. A head makes it a receive awaiting its tail, at once,
-    /// so that the tail (which may be the very arrival that showed the match) finds it.
-    void fast_done(detail::fast_recv& f) {
-        f.finished = true;
-        if (f.error != MPI_SUCCESS) return;
-        int count = 0;
-        MPI_Get_count(&f.status, MPI_BYTE, &count);
-        f.size = static_cast<std::size_t>(count < 0 ? 0 : count);
-        if (f.size != detail::head_size) return;
-        detail::posted_recv& p = *(f.node = lists_.allocate());
-        p.source = f.source;
-        p.tag = f.tag;
-        p.buffer = f.buffer.data();
-        p.capacity = f.buffer.size();  // below head_size (the head went to the bounce buffer): truncated
-        p.matched = true;
-        p.result = status{f.status.MPI_SOURCE, f.status.MPI_TAG, detail::head_size};
-        p.awaiting_tail = true;
-        lists_.await_tail(&p);
-    }
-
-    /// Starts a receive matched by comet: from the held queue if a message there matches, else
-    /// posted (after every receive posted before it).
-    request start_recv(int source, int tag, mutable_bytes buffer) {
-        request r;
-        r.owner_ = this;
-        detail::posted_recv& p = *(r.recv_ = lists_.allocate());
-        p.source = source;
-        p.tag = tag;
-        p.buffer = buffer.data();
-        p.capacity = buffer.size();
-        if (!held_.empty())
-            if (auto it = held_.find(source, tag); it != held_.end()) {
-                deliver(held_.take(it), p);
-                return r;
-            }
-        lists_.post(&p);
-        return r;
-    }
-
-    /// Receives part `x` into `into`: a handle without blocking (MPI_Imrecv into `receiving`),
-    /// stored bytes by copying.
-    void receive_part(detail::part& x, std::byte* into, MPI_Request& receiving, detail::posted_recv& p) {
-        if (!x.stored()) {
-            const int rc = MPI_Imrecv(into, detail::count_of(x.size), MPI_BYTE, &x.handle, &receiving);
-            if (rc != MPI_SUCCESS) p.error = rc;
-        } else if (x.size) {
-            std::memcpy(into, x.data.get(), x.size);
-        }
-    }
-
-    /// Gives message `m` to receive `p`. A message too large for the buffer is received into
-    /// storage and dropped, and p completes with the truncation.
-    void deliver(detail::held_message m, detail::posted_recv& p) {
-        p.matched = true;
-        p.result = status{m.source, m.tag, m.first.size};
-        if (!m.split) {
-            if (m.first.size > p.capacity) {
-                (void)m.first.store();
-                p.overflow = m.first.size;
-            } else {
-                receive_part(m.first, p.buffer, p.first, p);
-            }
-            return;
-        }
-        if (p.capacity >= detail::head_size)
-            receive_part(m.first, p.buffer, p.first, p);
-        else
-            (void)m.first.store();  // dropped: the message cannot fit; its tail tells the size
-        if (m.tail_arrived) {
-            take_tail(std::move(m.tail), p);
-        } else {
-            p.awaiting_tail = true;
-            lists_.await_tail(&p);
-        }
-    }
-
-    void take_tail(detail::part tail, detail::posted_recv& p) {
-        p.awaiting_tail = false;
-        p.result.size = detail::head_size + tail.size;
-        if (p.result.size > p.capacity) {
-            (void)tail.store();
-            p.overflow = p.result.size;
-            return;
-        }
-        receive_part(tail, p.buffer + detail::head_size, p.tail, p);
-    }
-
-    /// One look at the MPI receives of `p`.
-    static void test_receive(detail::posted_recv& p) {
-        for (MPI_Request* r : {&p.first, &p.tail})
-            if (*r != MPI_REQUEST_NULL) {
-                int done = 0;
-                const int rc = MPI_Test(r, &done, MPI_STATUS_IGNORE);
-                if (rc != MPI_SUCCESS) {
-                    p.error = rc;
-                    if (*r != MPI_REQUEST_NULL) MPI_Request_free(r);
-                }
-            }
-    }
-
-    /// Waits for receive `p`: in MPI_Mprobe while it still needs a message (its own, or its
-    /// tail), polling while MPI receives into its buffer.
-    void wait_receive(detail::posted_recv& p) {
-        for (unsigned polls = 1;; ++polls) {
-            test_receive(p);
-            if (p.done()) return;
-            if (!p.matched || p.awaiting_tail)
-                dispatch(next_arrival());
-            else if (polls % detail::arrival_interval == 0)
-                take_arrived();
-        }
-    }
-
-    void test_mpi(request& r) {
-        int error = MPI_SUCCESS;
-        if (test_parts(r.mpi_, error) || error != MPI_SUCCESS) {
-            if (error != MPI_SUCCESS) r.error_ = error;
-            if (!r.pending()) r.complete_ = true;
-        }
-    }
-
-    /// One look at pending request `r`, without waiting.
-    void poll_once(request& r) {
-        if (r.recv_)
-            test_receive(*r.recv_);
-        else
-            test_mpi(r);
-    }
-
-    /// Hands out the status of completed request `r` once (then a default status), raising the
-    /// error it completed with.
-    status collect(request& r) {
-        r.owner_ = nullptr;
-        if (detail::posted_recv* p = std::exchange(r.recv_, nullptr)) {
-            const int source = p->source, tag = p->tag, failure = p->error;
-            const std::size_t capacity = p->capacity, overflow = p->overflow;
-            const status s = p->result;
-            lists_.release(p);
-            if (overflow) throw truncation_error(truncated("recv", source, tag, s, capacity));
-            if (failure != MPI_SUCCESS)
-                raise<error>(rank_, "recv from ", source_name{source}, " (", tag_name{tag}, "): ", detail::error_text(failure));
-            return s;
-        }
-        if (!r.complete_) return status{};
-        r.complete_ = false;
-        const int rc = std::exchange(r.error_, MPI_SUCCESS);
-        const status s = std::exchange(r.result_, status{});
-        if (rc == MPI_SUCCESS) return s;
-        if (r.kind_ == request::kind::send)
-            raise<error>(rank_, "isend to rank ", s.source, " (tag ", s.tag, ", ", s.size, " bytes): ", detail::error_text(rc));
-        raise<error>(rank_, "nonblocking collective: ", detail::error_text(rc));
-    }
-
-    request collective_request() {
-        request r;
-        r.owner_ = this;
-        r.kind_ = request::kind::collective;
-        return r;
-    }
-
-    /// Waits for a collective, taking arrived messages meanwhile: a peer may be blocked in a send
-    /// to this rank before it enters the same collective.
-    void finish_collective(MPI_Request& r, const char* what) {
-        for (unsigned polls = 1;; ++polls) {
+            if (guard_.idle()) return MPI_Wait(&r, &st);
             int done = 0;
-            detail::check(MPI_Test(&r, &done, MPI_STATUS_IGNORE), rank_, what);
-            if (done) return;
-            if (polls % detail::arrival_interval == 0) take_arrived();
+            const int rc = MPI_Test(&r, &done, &st);
+            if (rc != MPI_SUCCESS || done) return rc;
+            guard_.match();
         }
     }
 
-    std::string truncated(const char* what, int want_source, int want_tag, const status& got, std::size_t capacity) const {
-        return comet::detail::concat("rank ", rank_, ": ", what, " from ", source_name{want_source}, " (", tag_name{want_tag},
-                                     "): the ", got.size, "-byte message from rank ", got.source, " (tag ", got.tag,
-                                     ") does not fit the ", capacity, "-byte buffer");
+    /// A blocking operation as its nonblocking twin (started into scratch_, with result `started`)
+    /// and `complete`.
+    int blocking(int started) {
+        if (started != MPI_SUCCESS) return started;
+        MPI_Status st;
+        return complete(scratch_, st);
     }
 
-    /// For a request dropped while pending.
-    void complete_quietly(request& r) noexcept {
-        try {
-            wait(r);
-        } catch (...) {
+    request guarded_irecv(int source, int tag, mutable_bytes buffer) {
+        request r = started(request::kind::guarded, source, tag, buffer.size());
+        r.guarded_ = std::make_unique<detail::guarded_recv>();
+        r.guard_ = &guard_;
+        detail::guarded_recv& g = *r.guarded_;
+        g.source = detail::mpi_source(source);
+        g.tag = detail::mpi_tag(tag);
+        g.buffer = buffer.data();
+        g.capacity = buffer.size();
+        guard_.post(g);
+        return r;
+    }
+
+    status guarded_recv(int source, int tag, mutable_bytes buffer, const char* what) {
+        if (guard_.idle()) {  // nothing posted before it: wait in MPI_Mprobe
+            detail::guarded_recv g;
+            g.source = detail::mpi_source(source);
+            g.tag = detail::mpi_tag(tag);
+            g.buffer = buffer.data();
+            g.capacity = buffer.size();
+            detail::receive_guard::receive_now(g, comm_);
+            return guarded_result(g, source, tag, what);
         }
+        request r = guarded_irecv(source, tag, buffer);  // behind earlier receives: in post order
+        return wait_guarded(r, what);
+    }
+
+    std::optional<status> test_guarded(request& r, const char* what = "irecv") {
+        detail::guarded_recv& g = *r.guarded_;
+        if (!g.matched) guard_.match();
+        if (!g.matched) return std::nullopt;
+        if (g.request != MPI_REQUEST_NULL) {
+            int done = 0;
+            const int rc = MPI_Test(&g.request, &done, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS) g.error = rc;
+            else if (!done) return std::nullopt;
+        }
+        return finish_guarded(r, what);
+    }
+
+    status wait_guarded(request& r, const char* what = "irecv") {
+        for (;;)
+            if (auto s = test_guarded(r, what)) return *s;
+    }
+
+    status finish_guarded(request& r, const char* what) {
+        const std::unique_ptr<detail::guarded_recv> g = std::move(r.guarded_);
+        r.kind_ = request::kind::none;
+        r.guard_ = nullptr;
+        if (g->request != MPI_REQUEST_NULL) MPI_Request_free(&g->request);  // failed in MPI_Test
+        return guarded_result(*g, r.peer_, r.tag_, what);
+    }
+
+    status guarded_result(const detail::guarded_recv& g, int source, int tag, const char* what) const {
+        const status got{g.message_source, g.message_tag, g.size};
+        if (g.error != MPI_SUCCESS)
+            raise<error>(rank_, what, " from ", source_name{source}, " (", tag_name{tag}, "): ", detail::error_text(g.error));
+        if (g.truncated()) throw truncation_error(truncated(what, source, tag, got, g.capacity));
+        return got;
     }
 
     MPI_Comm comm_ = MPI_COMM_NULL;
     int rank_ = 0;
     int size_ = 0;
     bool clock_is_global_ = false;
-    detail::held_queue held_;
-    detail::receive_lists lists_;
-    detail::fast_recv* fast_ = nullptr;     ///< the blocking receive posted to MPI, while it waits
-    detail::persistent_recv persistent_;    ///< the fast path's receive, reused while its arguments repeat
-    std::unique_ptr<std::byte[]> bounce_;   ///< where a fast receive into a small buffer lands
+    bool guarded_ = false;
+    detail::receive_guard guard_;
+    MPI_Request scratch_ = MPI_REQUEST_NULL;  ///< a guarded blocking operation's nonblocking twin
+    std::vector<MPI_Request> handles_;  ///< wait_all's scratch, kept between calls
+    std::vector<MPI_Status> statuses_;
 };
 
 inline void request::release() noexcept {
-    if (recv_) {
-        if (!recv_->matched)
-            owner_->lists_.unpost(recv_);  // not matched: cancelled
-        else if (!recv_->done())
-            owner_->complete_quietly(*this);  // matched: its sender waits for it
-        if (recv_) owner_->lists_.release(recv_);
-        recv_ = nullptr;
-    }
-    if (pending()) {
-        if (std::uncaught_exceptions() == 0 && owner_) {
-            owner_->complete_quietly(*this);
+    if (kind_ == kind::none) return;
+    if (kind_ == kind::guarded) {
+        if (!guarded_->matched)
+            guard_->withdraw(*guarded_);  // not matched: cancelled
+        else if (guarded_->request != MPI_REQUEST_NULL && detail::mpi_running())
+            MPI_Wait(&guarded_->request, MPI_STATUS_IGNORE);  // matched: its data is on the way
+        guarded_.reset();
+    } else if (mpi_ != MPI_REQUEST_NULL && detail::mpi_running()) {
+        if (kind_ == kind::recv) {
+            MPI_Cancel(&mpi_);  // MPI-3.1 §3.8.4: either cancelled or, if matched already, received
+            MPI_Wait(&mpi_, MPI_STATUS_IGNORE);
+        } else if (std::uncaught_exceptions() == 0) {
+            // The caller's buffer: MPI may still read it. A guarded transport's waiting receives
+            // keep matching meanwhile (see transport::guard_waiting).
+            for (int done = 0; guard_ && !guard_->idle() && !done;) {
+                if (MPI_Test(&mpi_, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
+                if (!done) guard_->match();
+            }
+            if (mpi_ != MPI_REQUEST_NULL) MPI_Wait(&mpi_, MPI_STATUS_IGNORE);
         } else if (kind_ == kind::send) {
-            for (auto& r : mpi_)
-                if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+            MPI_Request_free(&mpi_);  // unwinding: run ends the job next; don't wait for a peer
         }
-        // A collective abandoned while an exception unwinds: MPI forbids freeing it; the job
-        // is about to end (run aborts it), so it is left as it is.
+        // A collective abandoned while an exception unwinds: MPI forbids freeing it; the job is
+        // about to end (run aborts it), so it is left as it is.
     }
-    mpi_[0] = mpi_[1] = MPI_REQUEST_NULL;
-    owner_ = nullptr;
-    complete_ = false;
+    mpi_ = MPI_REQUEST_NULL;
+    kind_ = kind::none;
+    guard_ = nullptr;
 }
 
 static_assert(comet::transport<transport>);
 static_assert(synchronous_send_transport<transport> && ready_send_transport<transport> && sendrecv_transport<transport> &&
               nonblocking_collective_transport<transport> && progress_transport<transport>);
+static_assert(!buffered_send_transport<transport>, "MPI's standard send may wait: no bsend (use comet::buffered)");
 
 /// Runs `fn(transport&)` on this process's rank of `comm` and returns what it returns. Every
-/// process of `comm` calls run with the same function (@pre). After `fn`, the ranks meet in a
-/// barrier that still takes arrived messages (so a rank that finished does not strand a peer
-/// still sending to it). If `fn` throws on any rank, that rank prints "comet: rank R: <what>"
-/// on stderr and ends the whole job with MPI_Abort (status 1): no rank is left waiting for it.
+/// process of `comm` calls run with the same function (@pre). After `fn`, the ranks meet in an
+/// MPI_Barrier (so no rank frees the communicator while a peer still talks to it). If `fn`
+/// throws on any rank, that rank prints "comet: rank R: <what>" on stderr and ends the whole
+/// job with MPI_Abort (status 1): no rank is left waiting for it.
 /// @code
 ///   comet::mpi::initialize();
 ///   boost::mpi::communicator world;
-///   auto r = comet::mpi::run(world, [](comet::mpi::transport& t) { return comet::echo(t, {.sizes = {8}}); });
+///   auto r = comet::mpi::run(world, [](comet::mpi::transport& t) { return comet::kernels::echo(t, {.sizes = {8}}); });
 ///   // r: the records measured on this rank (the test node's, on rank 0)
 /// @endcode
 template <class F>
-auto run(const boost::mpi::communicator& comm, F&& fn) -> std::invoke_result_t<F&, transport&> {
+auto run(const boost::mpi::communicator& comm, options o, F&& fn) -> std::invoke_result_t<F&, transport&> {
     using result = std::invoke_result_t<F&, transport&>;
     // The transport lives outside the try block, so that when fn throws it is still there
     // (with its communicator) for the abort, instead of being torn down while peers wait.
     std::optional<transport> t;
     try {
-        t.emplace(comm);
+        t.emplace(comm, o);
         if constexpr (std::is_void_v<result>) {
             fn(*t);
             t->barrier();
@@ -957,11 +757,17 @@ auto run(const boost::mpi::communicator& comm, F&& fn) -> std::invoke_result_t<F
     }
 }
 
+/// run on `comm` with default options.
+template <class F>
+auto run(const boost::mpi::communicator& comm, F&& fn) -> std::invoke_result_t<F&, transport&> {
+    return run(comm, options{}, std::forward<F>(fn));
+}
+
 /// Starts MPI if needed (initialize()) and runs `fn` on this process's rank of MPI_COMM_WORLD.
 /// @code
 ///   int main() {   // mpirun -np 4 ./my_benchmark
 ///       comet::mpi::run([](comet::mpi::transport& t) {
-///           comet::result_set r = comet::pairwise(t, {.sizes = {1024, 65536}});
+///           comet::result_set r = comet::kernels::pairwise(t, {.sizes = {1024, 65536}});
 ///           for (const comet::record& x : r.records)   // on rank 0, the test node
 ///               std::printf("%s: %.2f us\n", x.kernel.c_str(), x.samples.front() * 1e6);
 ///       });
@@ -970,7 +776,7 @@ auto run(const boost::mpi::communicator& comm, F&& fn) -> std::invoke_result_t<F
 template <class F>
 auto run(F&& fn) -> std::invoke_result_t<F&, transport&> {
     initialize();
-    return run(boost::mpi::communicator{}, std::forward<F>(fn));
+    return run(boost::mpi::communicator{}, options{}, std::forward<F>(fn));
 }
 
 }  // namespace comet::mpi

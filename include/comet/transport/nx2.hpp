@@ -2,7 +2,7 @@
 // against a discrete-event model of the machine's network and of NX/2, in virtual time.
 //
 //   auto r = comet::nx2::run(comet::nx2::ipsc860(4), [](comet::nx2::transport& t) {
-//       return comet::echo(t, {.sizes = {0, 100, 4096}});
+//       return comet::kernels::echo(t, {.sizes = {0, 100, 4096}});
 //   });
 //
 // SPEC 4.3; the model is CoMet thesis chapter 4 (architecture, NX/2's protocols, table 4.1) with
@@ -13,7 +13,8 @@
 //   send / recv           csend / crecv          (blocking, "locally synchronous")
 //   isend / irecv / wait  isend / irecv / msgwait
 //   test                  msgdone
-//   probe                 iprobe
+//   iprobe                iprobe
+//   bsend                 csend                  (the buffered capability: never waits for a receive)
 //   barrier               gsync                  (dimension exchange: log2 P steps)
 //   broadcast             csend(..., -1) + crecv (a spanning tree of the cube: log2 P levels)
 //   allreduce_sum         gdsum                  (dimension exchange of the vector: log2 P steps)
@@ -27,7 +28,7 @@
 // request protocol for every size, acknowledged only once a receive matches), `rsend`/`irsend`
 // (NX/2's force types: the data goes at once and must find a posted receive, else the receiving
 // rank fails), `sendrecv` (isend + crecv + msgwait), `progress` (an NX/2 call; NX/2 progresses by
-// interrupts anyway). No buffered send (NX/2's csend already buffers what fits its buffers) and
+// interrupts anyway). `bsend` (csend itself: it never waits for the receiver to post a receive), and
 // no nonblocking collectives (NX/2 had none): kernels that need them report "not supported".
 //
 // Determinism: one event queue ordered by (time, sequence); no decision depends on the host.
@@ -35,6 +36,7 @@
 // what each waits for; an exception on one rank stops all and `run` rethrows it.
 #pragma once
 
+#include <comet/core/checks.hpp>
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
@@ -174,8 +176,8 @@ public:
     }
 
     /// iprobe: a system call; the earliest matching message that has arrived, left queued.
-    std::optional<status> probe(int source, int tag) {
-        check_recv(source, tag, "probe");
+    std::optional<status> iprobe(int source, int tag) {
+        check_recv(source, tag, "iprobe");
         world_->check_stop(rank_);
         world_->charge(rank_, world_->config().call);
         if (const detail::message* m = world_->find_unexpected(rank_, source, tag, false))
@@ -183,6 +185,15 @@ public:
         world_->idle(rank_);
         return std::nullopt;
     }
+    [[deprecated("renamed iprobe: it never blocks")]] std::optional<status> probe(int source, int tag) {
+        return iprobe(source, tag);
+    }
+
+    /// csend as the buffered capability: NX/2's csend never waits for the receiver to post a
+    /// receive (a short message goes into the buffers reserved for this node; for a long one
+    /// the receiver's kernel allocates a buffer on request), which is the send CoMet's thesis
+    /// assumes when both nodes of a pairwise exchange send first.
+    void bsend(int dest, int tag, const_bytes data) { blocking_send(dest, tag, data, "bsend", standard(data.size())); }
 
     // ---- optional capabilities ----
 
@@ -366,19 +377,12 @@ private:
         return size <= world_->config().eager_limit ? detail::mode::eager : detail::mode::rendezvous;
     }
 
-    void check_rank(int r, const char* what) const {
-        if (r < 0 || r >= size_) raise<invalid_argument>(rank_, what, ": rank ", r, " is outside 0..", size_ - 1);
-    }
+    void check_rank(int r, const char* what) const { comet::detail::check_peer(rank_, size_, r, what); }
     void check_send(int dest, int tag, std::size_t size, const char* what) const {
-        check_rank(dest, what);
-        if (tag < 0 || tag > max_tag) raise<invalid_argument>(rank_, what, ": tag ", tag, " is outside 0..", max_tag);
-        if (size > max_message_size)
-            raise<invalid_argument>(rank_, what, ": message of ", size, " bytes exceeds the ", max_message_size, "-byte limit");
+        comet::detail::check_send(rank_, size_, dest, tag, size, what);
     }
     void check_recv(int source, int tag, const char* what) const {
-        if (source != any_source) check_rank(source, what);
-        if (tag != any_tag && (tag < 0 || tag > max_tag))
-            raise<invalid_argument>(rank_, what, ": tag ", tag, " is outside 0..", max_tag, " (or any_tag)");
+        comet::detail::check_recv(rank_, size_, source, tag, what);
     }
 
     void blocking_send(int dest, int tag, const_bytes data, const char* what, detail::mode how) {
@@ -449,7 +453,7 @@ private:
 static_assert(comet::transport<transport>);
 static_assert(synchronous_send_transport<transport> && ready_send_transport<transport> && sendrecv_transport<transport> &&
               progress_transport<transport>);
-static_assert(!buffered_send_transport<transport> && !nonblocking_collective_transport<transport>);
+static_assert(buffered_send_transport<transport> && !nonblocking_collective_transport<transport>);
 
 /// Runs `fn(transport&)` on every rank of the simulated machine `m` (or on `opt.ranks` of its
 /// nodes) and returns what each returned, indexed by rank (nothing when `fn` returns void).
@@ -460,7 +464,7 @@ static_assert(!buffered_send_transport<transport> && !nonblocking_collective_tra
 ///         not fit it, or a stack under 16 KiB.
 /// @code
 ///   auto r = comet::nx2::run(comet::nx2::ipsc860(4), [](comet::nx2::transport& t) {
-///       return comet::echo(t, {.sizes = {0, 8, 4096}});
+///       return comet::kernels::echo(t, {.sizes = {0, 8, 4096}});
 ///   });
 ///   // r[0]: the records measured on the test node, in virtual time
 /// @endcode

@@ -26,6 +26,7 @@
 // rethrows it.
 #pragma once
 
+#include <comet/core/checks.hpp>
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
@@ -240,13 +241,16 @@ public:
         for (auto& r : requests) wait(r);  // all complete now: collects statuses and errors
     }
 
-    std::optional<status> probe(int source, int tag) {
-        check_recv(source, tag, "probe");
+    std::optional<status> iprobe(int source, int tag) {
+        check_recv(source, tag, "iprobe");
         check_stop();
         drain_all();
         for (const auto& u : unexpected_)
             if (matches(source, tag, u.source, u.tag)) return status{u.source, u.tag, u.size};
         return std::nullopt;
+    }
+    [[deprecated("renamed iprobe: it never blocks")]] std::optional<status> probe(int source, int tag) {
+        return iprobe(source, tag);
     }
 
     // ---- optional capabilities ----
@@ -263,10 +267,12 @@ public:
     }
     request irsend(int dest, int tag, const_bytes data) { return start_send(dest, tag, data, "irsend", true); }
 
+    /// A send that never waits for the receiver to post its receive (the buffered capability):
+    /// small messages go eagerly; a large one is offered for a single copy into the posted
+    /// receive and, if the receiver drains it unexpected instead, this rank takes a private
+    /// copy and returns. `send` behaves the same way; `bsend` is the promise kernels rely on.
     void bsend(int dest, int tag, const_bytes data) {
-        check_send(dest, tag, data.size(), "bsend");
-        if (data.size() <= eager_) return push_inline(dest, tag, data);
-        push_large(dest, detail::large_message::buffered(rank_, tag, data));
+        blocking_send(dest, tag, data, "bsend", detail::wait_op::send, true, true);
     }
 
     status sendrecv(int dest, int send_tag, const_bytes out, int source, int recv_tag, mutable_bytes in) {
@@ -339,19 +345,12 @@ private:
 
     // ---- argument checks: one-line errors naming the value and this rank ----
 
-    void check_rank(int r, const char* what) const {
-        if (r < 0 || r >= size_) raise<invalid_argument>(rank_, what, ": rank ", r, " is outside 0..", size_ - 1);
-    }
+    void check_rank(int r, const char* what) const { comet::detail::check_peer(rank_, size_, r, what); }
     void check_send(int dest, int tag, std::size_t size, const char* what) const {
-        check_rank(dest, what);
-        if (tag < 0 || tag > max_tag) raise<invalid_argument>(rank_, what, ": tag ", tag, " is outside 0..", max_tag);
-        if (size > max_message_size)
-            raise<invalid_argument>(rank_, what, ": message of ", size, " bytes exceeds the ", max_message_size, "-byte limit");
+        comet::detail::check_send(rank_, size_, dest, tag, size, what);
     }
     void check_recv(int source, int tag, const char* what) const {
-        if (source != any_source) check_rank(source, what);
-        if (tag != any_tag && (tag < 0 || tag > max_tag))
-            raise<invalid_argument>(rank_, what, ": tag ", tag, " is outside 0..", max_tag, " (or any_tag)");
+        comet::detail::check_recv(rank_, size_, source, tag, what);
     }
 
     void check_stop() const {
@@ -783,7 +782,7 @@ inline void run_ranks(int ranks, const options& opt, const std::function<void(tr
 /// the lowest-numbered one (not counting ranks merely stopped because another failed):
 /// `deadlock_error` if the ranks deadlocked, `aborted` if one called `abort`.
 /// @code
-///   auto r = comet::threads::run(2, [](auto& t) { return comet::echo(t, {.sizes = {8}}); });
+///   auto r = comet::threads::run(2, [](auto& t) { return comet::kernels::echo(t, {.sizes = {8}}); });
 ///   // r[0]: the records measured on the test node
 /// @endcode
 template <class F>

@@ -5,7 +5,7 @@
 
 int main() {
     const auto r = comet::threads::run(2, [](comet::threads::transport& t) {
-        return comet::echo(t, {.sizes = {8, 4096}, .max_times = 100, .samples = 1});
+        return comet::kernels::echo(t, {.sizes = {8, 4096}, .sampling = comet::fixed_sampling(1, 100)});
     });
     for (const auto& rec : r[0].records)
         std::printf("echo %lld bytes: %.3f us one way\n", static_cast<long long>(*rec.params.integer("size")), rec.samples[0] * 1e6);

@@ -1,15 +1,19 @@
-// A user's own transport type — here one that wraps the threads transport and keeps its own
-// request handles — checked by comet's conformance suite, as a user would check theirs.
+// A transport written outside comet's tree, as a third party writes one: only the eight
+// members of the point-to-point core (core/concepts.hpp), here forwarding to comet's threads
+// transport and keeping its own request type. comet::ops supplies everything else (blocking
+// send and receive, wait, the collectives, compute, abort) by its portable algorithms, and
+// comet's conformance suite checks the result, built against the installed package.
 #define BOOST_TEST_MODULE own_transport
 #include <comet/testing/conformance.hpp>
 #include <comet/transport/threads.hpp>
 
 #include <memory>
+#include <optional>
 
 namespace user {
 
-/// Not comet's code: a transport with its own request type, forwarding to threads.
-class wrapped {
+/// Not comet's code: the core and nothing more.
+class minimal {
 public:
     class request {
     public:
@@ -22,51 +26,37 @@ public:
         std::unique_ptr<comet::threads::transport::request> inner_;
     };
 
-    explicit wrapped(comet::threads::transport& t) : t_(t) {}
+    explicit minimal(comet::threads::transport& t) : t_(t) {}
     int rank() const { return t_.rank(); }
     int size() const { return t_.size(); }
-    void send(int d, int tag, comet::const_bytes b) { t_.send(d, tag, b); }
-    comet::status recv(int s, int tag, comet::mutable_bytes b) { return t_.recv(s, tag, b); }
-    request isend(int d, int tag, comet::const_bytes b) { return request(t_.isend(d, tag, b)); }
-    request irecv(int s, int tag, comet::mutable_bytes b) { return request(t_.irecv(s, tag, b)); }
-    comet::status wait(request& r) { return r.get() ? t_.wait(*r.get()) : comet::status{}; }
-    std::optional<comet::status> test(request& r) {
-        return r.get() ? t_.test(*r.get()) : std::optional<comet::status>(comet::status{});
-    }
-    void wait_all(std::span<request> rs) {
-        for (auto& r : rs) wait(r);
-    }
-    std::optional<comet::status> probe(int s, int tag) { return t_.probe(s, tag); }
-    void barrier() { t_.barrier(); }
-    void broadcast(int root, comet::mutable_bytes b) { t_.broadcast(root, b); }
-    void allreduce_sum(std::span<double> v) { t_.allreduce_sum(v); }
+    request isend(int dest, int tag, comet::const_bytes b) { return request(t_.isend(dest, tag, b)); }
+    request irecv(int source, int tag, comet::mutable_bytes b) { return request(t_.irecv(source, tag, b)); }
+    std::optional<comet::status> test(request& r) { return r.get() ? t_.test(*r.get()) : comet::status{}; }
+    std::optional<comet::status> iprobe(int source, int tag) { return t_.iprobe(source, tag); }
     double now() { return t_.now(); }
-    bool clock_is_global() const { return true; }
-    void compute(const comet::work& w) { t_.compute(w); }
-    [[noreturn]] void abort(std::string_view m) { t_.abort(m); }
-    // An optional capability, so the suite checks it too.
-    comet::status sendrecv(int d, int st, comet::const_bytes o, int s, int rt, comet::mutable_bytes i) {
-        return t_.sendrecv(d, st, o, s, rt, i);
-    }
 
 private:
     comet::threads::transport& t_;
 };
 
 struct runner {
+    // threads::run stops every rank and rethrows when one throws; a global deadlock it sees
+    // only among ranks blocked inside the threads transport, and this transport's ranks wait by
+    // polling test(), so they never block there.
     static constexpr bool catches_failures = true;
-    static constexpr bool detects_deadlock = true;
+    static constexpr bool detects_deadlock = false;
     template <class F>
     void operator()(int ranks, F&& body) const {
         comet::threads::run(ranks, [&](comet::threads::transport& t) {
-            wrapped w(t);
-            body(w);
+            minimal m(t);
+            body(m);
         });
     }
 };
 
 }  // namespace user
 
-static_assert(comet::transport<user::wrapped> && comet::sendrecv_transport<user::wrapped>);
+static_assert(comet::transport<user::minimal>);
+static_assert(!comet::buffered_send_transport<user::minimal>);
 
-COMET_TRANSPORT_CONFORMANCE(wrapped_threads, user::runner{})
+COMET_TRANSPORT_CONFORMANCE(minimal_on_threads, user::runner{})

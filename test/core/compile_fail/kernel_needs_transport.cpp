@@ -9,5 +9,5 @@ struct not_a_transport {
 
 int main() {
     not_a_transport t;
-    comet::echo(t);
+    comet::kernels::echo(t);
 }

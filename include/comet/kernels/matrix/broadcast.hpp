@@ -16,6 +16,7 @@
 #pragma once
 
 #include <comet/core/concepts.hpp>
+#include <comet/ops/ops.hpp>
 #include <comet/kernels/matrix/distributed.hpp>
 #include <comet/kernels/matrix/kernel.hpp>
 #include <comet/kernels/matrix/verify.hpp>
@@ -25,7 +26,7 @@
 #include <span>
 #include <string_view>
 
-namespace comet {
+namespace comet::kernels {
 
 namespace detail {
 
@@ -46,7 +47,7 @@ inline void check_broadcast_index(int rank, std::string_view who, const char* wh
 /// @throws invalid_argument for a row outside the global matrix, or when `m` is not this rank's
 ///         part of a matrix over this group.
 /// @code
-///   comet::row_broadcast(t, m, 5);   // every rank's block now holds global row 5's segment in local row 5 % dim + 1
+///   comet::kernels::row_broadcast(t, m, 5);   // every rank's block now holds global row 5's segment in local row 5 % dim + 1
 /// @endcode
 template <transport T>
 void row_broadcast(T& t, distributed_matrix& m, std::int64_t row, int tag = default_matrix_tag) {
@@ -59,12 +60,12 @@ void row_broadcast(T& t, distributed_matrix& m, std::int64_t row, int tag = defa
     const std::span<double> segment = m.row_span(static_cast<int>(row % m.dim()) + 1);
     if (r == holders) {
         for (int i = 0; i < mesh.rows(); ++i)
-            if (i != r) t.send(mesh.node_at(i, c), tag, std::as_bytes(segment));
-        for (int i = 1; i < mesh.rows(); ++i) t.recv(any_source, tag + 1, {});
+            if (i != r) ops::send(t, mesh.node_at(i, c), tag, std::as_bytes(segment));
+        for (int i = 1; i < mesh.rows(); ++i) ops::recv(t, any_source, tag + 1, {});
     } else {
         const int holder = mesh.node_at(holders, c);
-        t.recv(holder, tag, std::as_writable_bytes(segment));
-        t.send(holder, tag + 1, {});
+        ops::recv(t, holder, tag, std::as_writable_bytes(segment));
+        ops::send(t, holder, tag + 1, {});
     }
 }
 
@@ -77,7 +78,7 @@ void row_broadcast(T& t, distributed_matrix& m, std::int64_t row, int tag = defa
 /// @throws invalid_argument for a column outside the global matrix, or when `m` is not this
 ///         rank's part of a matrix over this group.
 /// @code
-///   comet::col_broadcast(t, m, 0);
+///   comet::kernels::col_broadcast(t, m, 0);
 /// @endcode
 template <transport T>
 void col_broadcast(T& t, distributed_matrix& m, std::int64_t col, int tag = default_matrix_tag) {
@@ -94,12 +95,12 @@ void col_broadcast(T& t, distributed_matrix& m, std::int64_t col, int tag = defa
     if (c == holders) {
         column(w.west_out.data(), d) = m.local().col(j).segment(1, d);  // the assembly row_broadcast does not need
         for (int k = 0; k < mesh.cols(); ++k)
-            if (k != c) t.send(mesh.node_at(r, k), tag + 2, std::as_bytes(std::span(w.west_out)));
-        for (int k = 1; k < mesh.cols(); ++k) t.recv(any_source, tag + 3, {});
+            if (k != c) ops::send(t, mesh.node_at(r, k), tag + 2, std::as_bytes(std::span(w.west_out)));
+        for (int k = 1; k < mesh.cols(); ++k) ops::recv(t, any_source, tag + 3, {});
     } else {
         const int holder = mesh.node_at(r, holders);
-        t.recv(holder, tag + 2, std::as_writable_bytes(std::span(w.west_in)));
-        t.send(holder, tag + 3, {});
+        ops::recv(t, holder, tag + 2, std::as_writable_bytes(std::span(w.west_in)));
+        ops::send(t, holder, tag + 3, {});
         m.local().col(j).segment(1, d) = column(w.west_in.data(), d);
     }
 }
@@ -108,12 +109,12 @@ void col_broadcast(T& t, distributed_matrix& m, std::int64_t col, int tag = defa
 /// verifies its result. Returns, on the test node, one record per dimension with params
 /// {matrix_dim, nodes, row} and samples = seconds per broadcast, the largest of the ranks' times
 /// (see kernel.hpp; a sending rank's time includes the acknowledgements), each averaged over a
-/// repeat loop of `max_times` broadcasts with the loop overhead subtracted. Other ranks return
+/// repeat loop of broadcasts with the loop overhead subtracted. Other ranks return
 /// an empty set.
 /// @pre every rank calls it with the same config; the group forms a thesis mesh.
 /// @throws invalid_argument for a bad config, group size or row; verification_error when a result is wrong.
 /// @code
-///   comet::result_set r = comet::row_broadcast(t, {.dims = {16, 64}, .row = 0});
+///   comet::result_set r = comet::kernels::row_broadcast(t, {.dims = {16, 64}, .row = 0});
 /// @endcode
 template <transport T>
 result_set row_broadcast(T& t, const matrix_config& cfg = {}) {
@@ -132,7 +133,7 @@ result_set row_broadcast(T& t, const matrix_config& cfg = {}) {
             t, cfg, m, std::move(rec), [&] { row_broadcast(t, m, cfg.row, cfg.tag); },
             [&](std::int64_t) { return matrix_expectation::row_broadcast(cfg.row); }, out);
     }
-    t.barrier();
+    ops::barrier(t);
     return out;
 }
 
@@ -141,7 +142,7 @@ result_set row_broadcast(T& t, const matrix_config& cfg = {}) {
 /// @pre every rank calls it with the same config; the group forms a thesis mesh.
 /// @throws invalid_argument for a bad config, group size or column; verification_error when a result is wrong.
 /// @code
-///   comet::result_set r = comet::col_broadcast(t, {.dims = {16, 64}, .col = 0});
+///   comet::result_set r = comet::kernels::col_broadcast(t, {.dims = {16, 64}, .col = 0});
 /// @endcode
 template <transport T>
 result_set col_broadcast(T& t, const matrix_config& cfg = {}) {
@@ -160,8 +161,8 @@ result_set col_broadcast(T& t, const matrix_config& cfg = {}) {
             t, cfg, m, std::move(rec), [&] { col_broadcast(t, m, cfg.col, cfg.tag); },
             [&](std::int64_t) { return matrix_expectation::col_broadcast(cfg.col); }, out);
     }
-    t.barrier();
+    ops::barrier(t);
     return out;
 }
 
-}  // namespace comet
+}  // namespace comet::kernels

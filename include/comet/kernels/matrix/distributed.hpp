@@ -29,6 +29,7 @@
 #pragma once
 
 #include <comet/core/concepts.hpp>
+#include <comet/ops/ops.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/kernels/matrix/setup.hpp>
 #include <comet/topology/mesh.hpp>
@@ -41,7 +42,7 @@
 #include <string_view>
 #include <vector>
 
-namespace comet {
+namespace comet::kernels {
 
 /// The direction of `shift_matrix` (thesis 3.3.9's enumerated NORTH and EAST).
 enum class shift_direction {
@@ -74,7 +75,7 @@ inline std::ostream& operator<<(std::ostream& os, shift_direction d) { return os
 /// @throws not_supported when neither side of the mesh divides the other (e.g. a 2×3 mesh).
 /// @code
 ///   comet::processor_mesh mesh(8);                        // 2 x 4: two 2 x 2 squares side by side
-///   int partner = comet::transpose_partner(mesh, rank);   // (0, 1) <-> (1, 0), (0, 3) <-> (1, 2)
+///   int partner = comet::kernels::transpose_partner(mesh, rank);   // (0, 1) <-> (1, 0), (0, 3) <-> (1, 2)
 /// @endcode
 inline int transpose_partner(const processor_mesh& mesh, int node) {
     const int rows = mesh.rows(), cols = mesh.cols();
@@ -101,8 +102,8 @@ struct matrix_workspace {
 /// a one-element guard wrapper, stored as a (dim+2)×(dim+2) row-major Eigen matrix, with the
 /// processor mesh it is decomposed over. Construction writes the fixed setup (setup.hpp).
 /// @code
-///   comet::distributed_matrix m(t, 64);   // 64 x 64 block per rank, mesh from t.size()
-///   comet::update_guard(t, m);            // fill the guard from the four neighbours
+///   comet::kernels::distributed_matrix m(t, 64);   // 64 x 64 block per rank, mesh from t.size()
+///   comet::kernels::update_guard(t, m);            // fill the guard from the four neighbours
 ///   double above = m.local()(0, 1);       // global element (first_row() - 1, first_col())
 /// @endcode
 class distributed_matrix {
@@ -252,4 +253,4 @@ void check_matrix_tag(const T& t, int tag, int count, std::string_view who) {
 /// The tag the matrix operations use by default (update_guard uses it and the 3 after it).
 inline constexpr int default_matrix_tag = 32100;
 
-}  // namespace comet
+}  // namespace comet::kernels

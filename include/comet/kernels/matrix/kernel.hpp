@@ -4,8 +4,9 @@
 //
 // What a sample means. A matrix operation is collective: every rank of the mesh takes part and
 // each waits for its neighbours, so there is no one "time of the operation" unless we say whose.
-// Every rank runs the same repeat loop of `max_times` back-to-back operations on its own clock
-// (comet::repeat: loop overhead subtracted, so clocks need not agree), and a sample is the
+// Every rank runs the same repeat loop of back-to-back operations on its own clock
+// (comet::repeat: loop overhead subtracted, so clocks need not agree; the sampling engine
+// decides how many and how often, timing/measure.hpp), and a sample is the
 // LARGEST of the ranks' times per operation: the operation is done when its slowest rank is
 // done. Back to back, neighbours wait for each other, so the ranks' times are close; where they
 // are not (transpose: ranks on the mesh's diagonal only transpose locally, the others exchange),
@@ -22,10 +23,12 @@
 #pragma once
 
 #include <comet/core/concepts.hpp>
+#include <comet/ops/ops.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/kernels/matrix/distributed.hpp>
 #include <comet/kernels/matrix/verify.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/timing/measure.hpp>
 #include <comet/timing/repeat.hpp>
 #include <comet/topology/mesh.hpp>
 
@@ -36,9 +39,11 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <numeric>
+#include <optional>
 #include <vector>
 
-namespace comet {
+namespace comet::kernels {
 
 /// Block dimensions the matrix kernels measure by default: from a few elements (start-up bound)
 /// to 256×256 blocks (local matrices of 520 KiB, bandwidth bound), evenly enough spaced that the
@@ -60,12 +65,9 @@ struct matrix_config {
     std::int64_t col = 0;
     /// The rank that collects the samples and returns the records.
     int test_node = 0;
-    /// Operations per timed repeat loop; the thesis used 1000.
-    std::size_t max_times = 1000;
-    /// Timed repeat loops per point; each gives one raw sample.
-    std::size_t samples = 3;
-    /// Untimed operations before each point's first loop.
-    std::size_t warmup = 10;
+    /// How each point is sampled (timing/measure.hpp). A sample is the slowest rank's time per
+    /// operation (`max_over_ranks`): the operation is done when the last rank is done.
+    comet::sampling sampling = {};
     /// The first of the (up to 4) tags the operations use; choose ones your code does not use concurrently.
     int tag = default_matrix_tag;
     /// Called on the test node after each point is measured and verified (for progress displays).
@@ -96,8 +98,7 @@ processor_mesh matrix_kernel_mesh(const T& t, const matrix_config& cfg, std::str
     }
     if (cfg.test_node < 0 || cfg.test_node >= p)
         raise<invalid_argument>(t.rank(), kernel, ": test node ", cfg.test_node, " is outside 0..", p - 1);
-    if (cfg.max_times == 0) raise<invalid_argument>(t.rank(), kernel, ": max_times must be at least 1, got 0");
-    if (cfg.samples == 0) raise<invalid_argument>(t.rank(), kernel, ": samples must be at least 1, got 0");
+    check_sampling(t.rank(), kernel, cfg.sampling);
     check_matrix_tag(t, cfg.tag, 4, kernel);
     for (int d : cfg.dims) {
         if (d < 1 || d > matrix_max_dim)
@@ -110,34 +111,29 @@ processor_mesh matrix_kernel_mesh(const T& t, const matrix_config& cfg, std::str
     return mesh;
 }
 
-/// One point of a matrix kernel on matrix `m` (freshly set up here): `warmup` untimed
-/// operations, then `samples` repeat loops of `max_times` operations on every rank, each loop
-/// started from a barrier; then the collective verification against `expect(applications)`;
-/// then, on the test node, `rec` with one sample per loop (the largest of the ranks' times per
-/// operation) appended to `out`.
+/// One point of a matrix kernel on matrix `m` (freshly set up here), sampled by the engine on
+/// every rank: each sample is a repeat loop of `op()` on every rank, started from a barrier (so
+/// no loop starts behind a neighbour's), and its time is the largest of the ranks' times per
+/// operation. Then the collective verification against `expect(applications)`, counting every
+/// operation the calibration, warm-up and samples applied; then, on the test node, `rec` with
+/// the samples appended to `out`.
 template <transport T, class Op, class Expect>
 void matrix_point(T& t, const matrix_config& cfg, distributed_matrix& m, record rec, Op&& op, Expect&& expect,
                   result_set& out) {
     m.setup();
-    t.barrier();
-    for (std::size_t i = 0; i < cfg.warmup; ++i) op();
-    const auto p = static_cast<std::size_t>(t.size());
-    const auto me = static_cast<std::size_t>(t.rank());
-    // Every rank's time per operation, one row of p per sample; summed over the ranks so that
-    // the test node sees all of them (each rank fills only its own slot).
-    std::vector<double> times(cfg.samples * p, 0.0);
-    for (std::size_t s = 0; s < cfg.samples; ++s) {
-        t.barrier();  // each loop starts together, not behind a neighbour's empty loop
-        times[s * p + me] = repeat(t, cfg.max_times, [&] { op(); }).per_iteration;
-    }
-    t.allreduce_sum(times);
-    const auto applications = static_cast<std::int64_t>(cfg.warmup + cfg.samples * cfg.max_times);
+    ops::barrier(t);
+    std::vector<int> ranks(static_cast<std::size_t>(t.size()));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    std::int64_t applications = 0;
+    auto measured = sample_points(t, 1, cfg.sampling, cfg.test_node, ranks, sample_reduction::max_over_ranks,
+                                  [&](std::size_t, std::size_t iterations) -> std::optional<repeat_result> {
+                                      ops::barrier(t);
+                                      applications += static_cast<std::int64_t>(iterations);
+                                      return repeat(t, iterations, [&] { op(); });
+                                  });
     verify_all(t, m, expect(applications));
     if (t.rank() != cfg.test_node) return;
-    rec.samples.reserve(cfg.samples);
-    for (std::size_t s = 0; s < cfg.samples; ++s)
-        rec.samples.push_back(*std::max_element(times.begin() + static_cast<std::ptrdiff_t>(s * p),
-                                                times.begin() + static_cast<std::ptrdiff_t>((s + 1) * p)));
+    fill_record(rec, std::move(measured[0]), cfg.sampling, sample_reduction::max_over_ranks);
     if (cfg.on_point) cfg.on_point(rec);
     out.records.push_back(std::move(rec));
 }
@@ -150,4 +146,4 @@ inline record matrix_record(std::string_view kernel, int dim, int nodes) {
 }
 
 }  // namespace detail
-}  // namespace comet
+}  // namespace comet::kernels

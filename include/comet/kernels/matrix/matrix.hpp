@@ -16,10 +16,10 @@
 // code" use), `op(t, cfg)` is the kernel that times and verifies it and returns records.
 // @code
 //   comet::threads::run(4, [](auto& t) {
-//       comet::distributed_matrix m(t, 64);
-//       comet::update_guard(t, m);                                        // the operation
-//       comet::verify_all(t, m, comet::matrix_expectation::update_guard());
-//       comet::result_set r = comet::transpose(t, {.dims = {16, 64}});    // the kernel
+//       comet::kernels::distributed_matrix m(t, 64);
+//       comet::kernels::update_guard(t, m);                                        // the operation
+//       comet::kernels::verify_all(t, m, comet::kernels::matrix_expectation::update_guard());
+//       comet::result_set r = comet::kernels::transpose(t, {.dims = {16, 64}});    // the kernel
 //   });
 // @endcode
 #pragma once

@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <string>
 
-namespace comet {
+namespace comet::kernels {
 
 /// The largest global row or column count the setup values can encode (2^26 = 67108864).
 inline constexpr std::int64_t matrix_max_global_dim = std::int64_t{1} << 26;
@@ -61,7 +61,7 @@ inline std::string matrix_number(double v) {
 /// matrix is `global_rows`×`global_cols`: "global element (3, 5)", "guard cell (0, 2) of rank
 /// 1", or "no setup value" (corrupted bytes, or a value computed by user code).
 /// @code
-///   comet::describe_matrix_value(comet::matrix_element_value(3, 5), 4, 4, 8, 8);  // "global element (3, 5)"
+///   comet::kernels::describe_matrix_value(comet::kernels::matrix_element_value(3, 5), 4, 4, 8, 8);  // "global element (3, 5)"
 /// @endcode
 inline std::string describe_matrix_value(double v, int dim, int nodes, std::int64_t global_rows,
                                          std::int64_t global_cols) {
@@ -69,15 +69,15 @@ inline std::string describe_matrix_value(double v, int dim, int nodes, std::int6
     if (v > 0) {
         const auto k = static_cast<std::int64_t>(v) - 1;
         const std::int64_t row = k / matrix_max_global_dim, col = k % matrix_max_global_dim;
-        if (row < global_rows && col < global_cols) return detail::concat("global element (", row, ", ", col, ")");
+        if (row < global_rows && col < global_cols) return comet::detail::concat("global element (", row, ", ", col, ")");
     } else if (v < 0) {
         const std::int64_t side = std::int64_t{dim} + 2;
         const auto k = static_cast<std::int64_t>(-v) - 1;
         const std::int64_t node = k / (side * side), i = k % (side * side) / side, j = k % side;
         const bool border = i == 0 || j == 0 || i == side - 1 || j == side - 1;
-        if (node < nodes && border) return detail::concat("guard cell (", i, ", ", j, ") of rank ", node);
+        if (node < nodes && border) return comet::detail::concat("guard cell (", i, ", ", j, ") of rank ", node);
     }
     return "no setup value";
 }
 
-}  // namespace comet
+}  // namespace comet::kernels

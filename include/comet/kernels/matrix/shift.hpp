@@ -12,12 +12,14 @@
 #pragma once
 
 #include <comet/core/concepts.hpp>
+#include <comet/ops/ops.hpp>
+#include <comet/kernels/swap.hpp>
 #include <comet/kernels/matrix/distributed.hpp>
 #include <comet/kernels/matrix/kernel.hpp>
 #include <comet/kernels/matrix/verify.hpp>
 #include <comet/stats/record.hpp>
 
-namespace comet {
+namespace comet::kernels {
 
 /// Shifts the distributed matrix one block in direction `d`: every rank's whole local matrix,
 /// guard included, moves to its `top` (north) or `succ` (east) neighbour, wrapping around. Uses
@@ -26,7 +28,7 @@ namespace comet {
 /// @throws invalid_argument when `m` is not this rank's part of a matrix over this group, or `d`
 ///         is not a direction.
 /// @code
-///   comet::shift_matrix(t, m, comet::shift_direction::north);  // m holds what bottom held
+///   comet::kernels::shift_matrix(t, m, comet::kernels::shift_direction::north);  // m holds what bottom held
 /// @endcode
 template <transport T>
 void shift_matrix(T& t, distributed_matrix& m, shift_direction d, int tag = default_matrix_tag) {
@@ -36,19 +38,18 @@ void shift_matrix(T& t, distributed_matrix& m, shift_direction d, int tag = defa
         raise<invalid_argument>(t.rank(), "shift_matrix: unknown direction ", static_cast<int>(d), " (north or east)");
     const auto n = m.neighbours();
     const bool north = d == shift_direction::north;
-    t.send(north ? n.top : n.succ, tag, m.bytes());
-    t.recv(north ? n.bottom : n.pred, tag, m.bytes());
+    kernels::detail::swap_in_place(t, north ? n.top : n.succ, north ? n.bottom : n.pred, m.bytes(), tag);
 }
 
 /// Times shift_matrix over `cfg.directions` × block dimensions (thesis figure 5.14) and
 /// verifies its result. Returns, on the test node, one record per (direction, dimension) with
 /// params {matrix_dim, nodes, direction ("north" / "east")} and samples = seconds per shift, the
-/// largest of the ranks' times (see kernel.hpp), each averaged over a repeat loop of `max_times`
-/// shifts with the loop overhead subtracted. Other ranks return an empty set.
+/// largest of the ranks' times (see kernel.hpp), each averaged over a repeat loop of shifts
+/// with the loop overhead subtracted. Other ranks return an empty set.
 /// @pre every rank calls it with the same config; the group forms a thesis mesh.
 /// @throws invalid_argument for a bad config or group size; verification_error when a result is wrong.
 /// @code
-///   comet::result_set r = comet::shift_matrix(t, {.dims = {16, 64}, .directions = {comet::shift_direction::east}});
+///   comet::result_set r = comet::kernels::shift_matrix(t, {.dims = {16, 64}, .directions = {comet::kernels::shift_direction::east}});
 /// @endcode
 template <transport T>
 result_set shift_matrix(T& t, const matrix_config& cfg = {}) {
@@ -62,13 +63,14 @@ result_set shift_matrix(T& t, const matrix_config& cfg = {}) {
         for (int d : cfg.dims) {
             distributed_matrix m(mesh, t.rank(), d);
             record rec = detail::matrix_record("shift_matrix", d, t.size());
+            rec.params.set("form", std::string(to_string(swap_form_of<T>())));
             rec.params.set("direction", std::string(to_string(dir)));
             detail::matrix_point(
                 t, cfg, m, std::move(rec), [&] { shift_matrix(t, m, dir, cfg.tag); },
                 [dir](std::int64_t applied) { return matrix_expectation::shift(dir, applied); }, out);
         }
-    t.barrier();
+    ops::barrier(t);
     return out;
 }
 
-}  // namespace comet
+}  // namespace comet::kernels

@@ -13,12 +13,14 @@
 #pragma once
 
 #include <comet/core/concepts.hpp>
+#include <comet/ops/ops.hpp>
+#include <comet/kernels/swap.hpp>
 #include <comet/kernels/matrix/distributed.hpp>
 #include <comet/kernels/matrix/kernel.hpp>
 #include <comet/kernels/matrix/verify.hpp>
 #include <comet/stats/record.hpp>
 
-namespace comet {
+namespace comet::kernels {
 
 /// Transposes the distributed matrix: the block at mesh position (r, c) becomes the transpose of
 /// the one at (c, r) (within each square of a mesh wider than high; see `transpose_partner`).
@@ -27,7 +29,7 @@ namespace comet {
 /// @throws invalid_argument when `m` is not this rank's part of a matrix over this group;
 ///         not_supported on a hand-made mesh that squares cannot tile (e.g. 2 x 3).
 /// @code
-///   comet::transpose(t, m);   // m.block() now holds (the partner's block) transposed
+///   comet::kernels::transpose(t, m);   // m.block() now holds (the partner's block) transposed
 /// @endcode
 template <transport T>
 void transpose(T& t, distributed_matrix& m, int tag = default_matrix_tag) {
@@ -40,8 +42,7 @@ void transpose(T& t, distributed_matrix& m, int tag = default_matrix_tag) {
         raise<not_supported>(t.rank(), e.what());
     }
     if (partner != t.rank()) {
-        t.send(partner, tag, m.bytes());
-        t.recv(partner, tag, m.bytes());
+        kernels::detail::swap_in_place(t, partner, partner, m.bytes(), tag);
     }
     m.local().transposeInPlace();
 }
@@ -50,12 +51,12 @@ void transpose(T& t, distributed_matrix& m, int tag = default_matrix_tag) {
 /// on the test node, one record per dimension with params {matrix_dim, nodes} and samples =
 /// seconds per transpose, the largest of the ranks' times (see kernel.hpp; on the diagonal a
 /// rank only transposes locally, so the largest is an exchanging rank's), each averaged over a
-/// repeat loop of `max_times` transposes with the loop overhead subtracted. Other ranks return
+/// repeat loop of transposes with the loop overhead subtracted. Other ranks return
 /// an empty set.
 /// @pre every rank calls it with the same config; the group forms a thesis mesh.
 /// @throws invalid_argument for a bad config or group size; verification_error when a result is wrong.
 /// @code
-///   comet::result_set r = comet::transpose(t, {.dims = {16, 64}});
+///   comet::result_set r = comet::kernels::transpose(t, {.dims = {16, 64}});
 /// @endcode
 template <transport T>
 result_set transpose(T& t, const matrix_config& cfg = {}) {
@@ -63,12 +64,14 @@ result_set transpose(T& t, const matrix_config& cfg = {}) {
     result_set out;
     for (int d : cfg.dims) {
         distributed_matrix m(mesh, t.rank(), d);
+        record rec = detail::matrix_record("transpose", d, t.size());
+        rec.params.set("form", std::string(to_string(swap_form_of<T>())));
         detail::matrix_point(
-            t, cfg, m, detail::matrix_record("transpose", d, t.size()), [&] { transpose(t, m, cfg.tag); },
+            t, cfg, m, std::move(rec), [&] { transpose(t, m, cfg.tag); },
             [](std::int64_t applied) { return matrix_expectation::transpose(applied); }, out);
     }
-    t.barrier();
+    ops::barrier(t);
     return out;
 }
 
-}  // namespace comet
+}  // namespace comet::kernels

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <comet/core/concepts.hpp>
+#include <comet/ops/ops.hpp>
 #include <comet/kernels/matrix/distributed.hpp>
 #include <comet/kernels/matrix/kernel.hpp>
 #include <comet/kernels/matrix/verify.hpp>
@@ -29,15 +30,15 @@
 #include <array>
 #include <span>
 
-namespace comet {
+namespace comet::kernels {
 
 /// Fills the guard wrapper of this rank's block from its four mesh neighbours (see the header
 /// comment for which guard comes from where). Uses tags `tag` .. `tag + 3`.
 /// @pre every rank of the group calls update_guard on its part of the same matrix, with the same tag.
 /// @throws invalid_argument when `m` is not this rank's part of a matrix over this group.
 /// @code
-///   comet::distributed_matrix m(t, 64);
-///   comet::update_guard(t, m);   // now m.local()(0, j) is the element above m.local()(1, j)
+///   comet::kernels::distributed_matrix m(t, 64);
+///   comet::kernels::update_guard(t, m);   // now m.local()(0, j) is the element above m.local()(1, j)
 /// @endcode
 template <transport T>
 void update_guard(T& t, distributed_matrix& m, int tag = default_matrix_tag) {
@@ -61,7 +62,7 @@ void update_guard(T& t, distributed_matrix& m, int tag = default_matrix_tag) {
     requests[5] = t.irecv(n.bottom, north, std::as_writable_bytes(m.row_span(d + 1)));
     requests[6] = t.irecv(n.pred, east, std::as_writable_bytes(std::span(w.west_in)));
     requests[7] = t.irecv(n.succ, west, std::as_writable_bytes(std::span(w.east_in)));
-    t.wait_all(std::span(requests));
+    ops::wait_all(t, std::span(requests));
     a.col(0).segment(1, d) = column(w.west_in.data(), d);
     a.col(d + 1).segment(1, d) = column(w.east_in.data(), d);
 }
@@ -69,12 +70,12 @@ void update_guard(T& t, distributed_matrix& m, int tag = default_matrix_tag) {
 /// Times update_guard over block dimensions (thesis figure 5.13) and verifies its result.
 /// Returns, on the test node, one record per dimension with params {matrix_dim, nodes} and
 /// samples = seconds per update_guard, the largest of the ranks' times (see kernel.hpp), each
-/// averaged over a repeat loop of `max_times` operations with the loop overhead subtracted.
+/// averaged over a repeat loop of operations with the loop overhead subtracted.
 /// Other ranks return an empty set.
 /// @pre every rank calls it with the same config; the group forms a thesis mesh (1, 2, 4, 8, 9, 16, 18, ...).
 /// @throws invalid_argument for a bad config or group size; verification_error when a result is wrong.
 /// @code
-///   comet::result_set r = comet::update_guard(t, {.dims = {16, 64, 256}, .max_times = 100});
+///   comet::result_set r = comet::kernels::update_guard(t, {.dims = {16, 64, 256}, .sampling = comet::fixed_sampling(5, 100)});
 /// @endcode
 template <transport T>
 result_set update_guard(T& t, const matrix_config& cfg = {}) {
@@ -86,8 +87,8 @@ result_set update_guard(T& t, const matrix_config& cfg = {}) {
             t, cfg, m, detail::matrix_record("update_guard", d, t.size()), [&] { update_guard(t, m, cfg.tag); },
             [](std::int64_t) { return matrix_expectation::update_guard(); }, out);
     }
-    t.barrier();
+    ops::barrier(t);
     return out;
 }
 
-}  // namespace comet
+}  // namespace comet::kernels

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <comet/core/concepts.hpp>
+#include <comet/ops/ops.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/kernels/matrix/distributed.hpp>
 #include <comet/kernels/matrix/setup.hpp>
@@ -25,7 +26,7 @@
 #include <string>
 #include <vector>
 
-namespace comet {
+namespace comet::kernels {
 
 /// A matrix operation's result failed verification. The message names the rank, the operation,
 /// the element (global position or guard cell, local cell), and the expected and found values.
@@ -36,7 +37,7 @@ public:
 
 /// What has been done to a distributed matrix since its setup, i.e. which result to expect.
 /// @code
-///   comet::verify(m, comet::matrix_expectation::shift(comet::shift_direction::east, 3));
+///   comet::kernels::verify(m, comet::kernels::matrix_expectation::shift(comet::kernels::shift_direction::east, 3));
 /// @endcode
 struct matrix_expectation {
     enum class kind { setup, update_guard, shift, transpose, row_broadcast, col_broadcast };
@@ -72,13 +73,13 @@ struct matrix_expectation {
         case kind::update_guard:
             return "update_guard";
         case kind::shift:
-            return detail::concat("shift_matrix(", to_string(direction), ") x ", times);
+            return comet::detail::concat("shift_matrix(", to_string(direction), ") x ", times);
         case kind::transpose:
-            return detail::concat("transpose x ", times);
+            return comet::detail::concat("transpose x ", times);
         case kind::row_broadcast:
-            return detail::concat("row_broadcast(row ", index, ")");
+            return comet::detail::concat("row_broadcast(row ", index, ")");
         case kind::col_broadcast:
-            return detail::concat("col_broadcast(col ", index, ")");
+            return comet::detail::concat("col_broadcast(col ", index, ")");
         }
         return "?";
     }
@@ -110,17 +111,17 @@ inline double setup_cell(const distributed_matrix& m, int node, int i, int j) {
 inline std::string describe_cell(const distributed_matrix& m, int node, int i, int j) {
     const int side = m.dim() + 2;
     const auto p = m.mesh().position(node);
-    const std::string where = concat("rank ", node, " at mesh position (", p.row, ", ", p.col, ")");
+    const std::string where = comet::detail::concat("rank ", node, " at mesh position (", p.row, ", ", p.col, ")");
     const bool north = i == 0, south = i == side - 1, west = j == 0, east = j == side - 1;
     if (!north && !south && !west && !east)
-        return concat("global element (", std::int64_t{p.row} * m.dim() + i - 1, ", ",
+        return comet::detail::concat("global element (", std::int64_t{p.row} * m.dim() + i - 1, ", ",
                       std::int64_t{p.col} * m.dim() + j - 1, ") (local cell (", i, ", ", j, ") of ", where, ")");
     const char* part = (north || south) && (west || east) ? "corner"
                        : north                            ? "north"
                        : south                            ? "south"
                        : west                             ? "west"
                                                           : "east";
-    return concat(part, " guard cell (", i, ", ", j, ") of ", where);
+    return comet::detail::concat(part, " guard cell (", i, ", ", j, ") of ", where);
 }
 
 }  // namespace detail
@@ -214,11 +215,11 @@ inline std::optional<matrix_mismatch> find_mismatch(const distributed_matrix& m,
 inline std::string describe_mismatch(const distributed_matrix& m, const matrix_expectation& e,
                                      const matrix_mismatch& x) {
     const auto what = [&](double v) {
-        return detail::concat(detail::matrix_number(v), " (",
+        return comet::detail::concat(detail::matrix_number(v), " (",
                               describe_matrix_value(v, m.dim(), m.mesh().nodes(), m.global_rows(), m.global_cols()),
                               ")");
     };
-    return detail::concat("rank ", x.rank, ": ", e.name(), ": verification failed at ",
+    return comet::detail::concat("rank ", x.rank, ": ", e.name(), ": verification failed at ",
                           detail::describe_cell(m, x.rank, x.local_row, x.local_col), ": expected ", what(x.expected),
                           ", found ", what(x.found));
 }
@@ -227,8 +228,8 @@ inline std::string describe_mismatch(const distributed_matrix& m, const matrix_e
 /// check.c, run on one rank).
 /// @throws verification_error describing the first wrong cell.
 /// @code
-///   comet::update_guard(t, m);
-///   comet::verify(m, comet::matrix_expectation::update_guard());
+///   comet::kernels::update_guard(t, m);
+///   comet::kernels::verify(m, comet::kernels::matrix_expectation::update_guard());
 /// @endcode
 inline void verify(const distributed_matrix& m, const matrix_expectation& e) {
     if (const auto x = find_mismatch(m, e)) throw verification_error(describe_mismatch(m, e, *x));
@@ -254,7 +255,7 @@ void verify_all(T& t, const distributed_matrix& m, const matrix_expectation& e) 
         report[at + 3] = x->expected;
         report[at + 4] = x->found;
     }
-    t.allreduce_sum(report);
+    ops::allreduce_sum(t, report);
     int failed = 0, first = -1;
     for (std::size_t r = 0; r < p; ++r)
         if (report[5 * r] != 0.0) {
@@ -266,8 +267,8 @@ void verify_all(T& t, const distributed_matrix& m, const matrix_expectation& e) 
     const matrix_mismatch x{first, static_cast<int>(report[at + 1]), static_cast<int>(report[at + 2]), report[at + 3],
                             report[at + 4]};
     std::string message = describe_mismatch(m, e, x);
-    if (failed > 1) message += detail::concat(" (", failed - 1, " more rank", failed > 2 ? "s" : "", " failed too)");
+    if (failed > 1) message += comet::detail::concat(" (", failed - 1, " more rank", failed > 2 ? "s" : "", " failed too)");
     throw verification_error(message);
 }
 
-}  // namespace comet
+}  // namespace comet::kernels

@@ -1,0 +1,283 @@
+// comet/analysis/thesis.hpp — what the CoMet thesis reports for the 16-node iPSC/860 (chapter
+// 5), the figures and the shapes, and the judgement of a run against them: a figure beside the
+// value measured for it, and a verdict per shape — yes, no, or not judged (the run lacks what
+// it takes) — with the numbers that decide it.
+//
+// It reads the analyses' results (fits, bandwidth, log-P and growth curves, contention
+// slow-downs, overlap gains), passed as a `thesis_evidence` view, so it sits below report/,
+// whose `report` bundle holds them and whose thesis.hpp writes the comparison. Each shape
+// names the kernel it is about; a kernel's descriptor (suite/) carries its shapes, so a kernel
+// added outside the suite brings its own.
+//
+// Figures are in SI units (seconds, seconds per byte, bytes per second, bytes); `unit` and
+// `scale` say how to show them.
+#pragma once
+
+#include <comet/analysis/contention.hpp>
+#include <comet/analysis/overlap.hpp>
+#include <comet/stats/bandwidth.hpp>
+#include <comet/stats/fit.hpp>
+#include <comet/stats/growth.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <iomanip>
+#include <locale>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace comet {
+
+/// One number the thesis reports.
+struct thesis_figure {
+    std::string_view key;    ///< stable identifier, e.g. "echo.small.t_startup"
+    std::string_view label;  ///< what it is, for people
+    double value;            ///< SI units
+    std::string_view unit;   ///< display unit
+    double scale;            ///< display value = value * scale
+    std::string_view where;  ///< the thesis' words it comes from
+};
+
+/// The thesis' echo figures (section 5.1, "Basic communication kernels"), measured between
+/// neighbours of a 16-node iPSC/860 and fitted with the protocol break at 100 bytes.
+inline const std::vector<thesis_figure>& thesis_figures() {
+    static const std::vector<thesis_figure> figures = {
+        {"echo.small.t_startup", "echo start-up, <= 100 B", 79e-6, "us", 1e6, "5.1: around 79us for messages less than 100 bytes"},
+        {"echo.small.t_per_byte", "echo per byte, <= 100 B", 0.63e-6, "us/B", 1e6, "5.1: around 0.63us for messages less than 100 bytes"},
+        {"echo.large.t_startup", "echo start-up, > 100 B", 156e-6, "us", 1e6, "5.1: 156us for messages greater than 100 bytes"},
+        {"echo.large.t_per_byte", "echo per byte, > 100 B", 0.41e-6, "us/B", 1e6, "5.1: 0.41us for messages greater than 100 bytes"},
+        {"echo.large.hop", "echo per extra hop, > 100 B", 25e-6, "us", 1e6, "5.1: the overhead h to be 25us for messages greater than 100 bytes"},
+        {"echo.peak", "echo peak bandwidth, 1 hop", 2.5e6, "MB/s", 1e-6, "5.1: a peak bandwidth of 2.5 MB/s for the echo kernel between adjacent nodes"},
+        {"echo.n_half", "echo size reaching 50% of peak", 486, "B", 1, "5.1: half the peak bandwidth was achieved around message sizes of 486 bytes"},
+        {"echo.n_90", "echo size reaching 90% of peak", 5000, "B", 1, "5.1: ninety percent of the bandwidth was achieved around 5000 bytes"},
+    };
+    return figures;
+}
+
+/// What a run's analyses found, as the judgement reads it: views of the report's vectors
+/// (see `evidence_of` in report/thesis.hpp), or of hand-made ones in a test.
+struct thesis_evidence {
+    std::span<const transfer_fit> fits = {};
+    std::span<const bandwidth_figures> bandwidth = {};
+    std::span<const log_p_fit> log_p = {};
+    std::span<const growth_comparison> growth = {};
+    std::span<const contention_slowdown> contention = {};
+    std::span<const overlap_gain> overlap = {};
+};
+
+/// A thesis figure next to the value a run measured (nothing when the run lacks it, or when
+/// the fit it comes from is flagged: then `flags` says why).
+struct thesis_comparison {
+    const thesis_figure* figure;
+    std::optional<double> measured;
+    std::vector<std::string> flags;  ///< the flags of the fit the figure comes from (see `fit_flag`)
+};
+
+namespace detail::thesis {
+
+/// The echo fit a figure comes from ("echo.small.*", "echo.large.*"), flagged or not.
+inline const transfer_fit* figure_fit(const thesis_evidence& e, std::string_view key) {
+    for (std::string_view regime : {"small", "large"}) {
+        const std::string prefix = "echo." + std::string(regime) + ".";
+        if (key.substr(0, prefix.size()) != prefix) continue;
+        for (const auto& f : e.fits)
+            if (f.kernel == "echo" && f.regime == regime) return &f;
+    }
+    return nullptr;
+}
+
+inline std::optional<double> measured_figure(const thesis_evidence& e, std::string_view key) {
+    const transfer_fit* fit = figure_fit(e, key);
+    if (fit && !fit->valid()) return std::nullopt;  // a flagged fit's number is no measurement
+    if (fit) {
+        if (key.ends_with(".t_startup")) return fit->t_startup;
+        if (key.ends_with(".t_per_byte")) return fit->t_per_byte;
+        if (key.ends_with(".hop")) return fit->hop;
+        return std::nullopt;
+    }
+    const bandwidth_figures* band = nullptr;
+    for (const auto& b : e.bandwidth)
+        if (b.kernel == "echo" && b.hops == 1) band = &b;
+    if (!band) return std::nullopt;
+    if (key == "echo.peak") return band->peak;
+    if (key == "echo.n_half") return band->n_half;
+    if (key == "echo.n_90") return band->n_90;
+    return std::nullopt;
+}
+
+}  // namespace detail::thesis
+
+/// Every thesis figure with the run's value for it. The echo fits should use the thesis' break
+/// at 100 bytes (`analysis_options{.break_size = 100}`) to be comparable.
+inline std::vector<thesis_comparison> compare_with_thesis(const thesis_evidence& e) {
+    std::vector<thesis_comparison> rows;
+    for (const auto& f : thesis_figures()) {
+        thesis_comparison row{&f, detail::thesis::measured_figure(e, f.key), {}};
+        if (const transfer_fit* fit = detail::thesis::figure_fit(e, f.key); fit && !fit->valid()) row.flags = fit->flags;
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+struct thesis_shape;
+
+/// Whether a run shows a shape, with the numbers that decide it; `holds` is empty when the run
+/// lacks what it takes (the kernel did not run, or on one group size only): not judged.
+struct shape_verdict {
+    const thesis_shape* shape;
+    std::optional<bool> holds;
+    std::string evidence;
+};
+
+/// A shape the thesis observed (chapter 5), which a machine model must reproduce without being
+/// tuned to it, and how to judge it from a run's evidence.
+struct thesis_shape {
+    std::string_view key;
+    std::string_view kernel;  ///< the kernel whose records decide it (its descriptor carries it)
+    std::string_view claim;   ///< what the thesis observed, in its words where possible
+    std::string_view where;   ///< the figure
+    std::function<shape_verdict(const thesis_shape&, const thesis_evidence&)> judge;
+};
+
+namespace detail::thesis {
+
+inline std::string number(double v, int decimals) {
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os << std::fixed << std::setprecision(decimals) << v;
+    return os.str();
+}
+
+/// Log-P growth: every curve with 3 or more group sizes grows (per_doubling > 0) and follows
+/// log P better than P. Two group sizes say nothing (any line passes through two points).
+inline shape_verdict log_p(const thesis_shape& s, const thesis_evidence& e) {
+    std::size_t curves = 0, good = 0;
+    std::vector<double> per;
+    for (const auto& f : e.log_p) {
+        if (f.kernel != s.kernel || f.points < 3) continue;
+        ++curves;
+        good += f.logarithmic && f.per_doubling > 0;
+        per.push_back(f.per_doubling);
+    }
+    if (curves == 0) return {&s, std::nullopt, "needs 3 or more group sizes (--nodes 2,4,8,16)"};
+    std::sort(per.begin(), per.end());
+    return {&s, good == curves,
+            std::to_string(good) + " of " + std::to_string(curves) + " curves follow log P; median " +
+                number(per[per.size() / 2] * 1e6, 1) + " us per doubling"};
+}
+
+/// Linear or quadratic growth in the matrix dimension: every curve of the kernel has `want`.
+inline shape_verdict growth(const thesis_shape& s, const thesis_evidence& e, growth_model want) {
+    std::size_t curves = 0, good = 0;
+    std::string detail;
+    for (const auto& g : e.growth) {
+        if (g.kernel != s.kernel) continue;
+        ++curves;
+        good += g.model == want;
+        if (detail.empty())
+            detail = "; square share " + number(g.quadratic_share, 2) + ", R² linear " + number(g.linear.r_squared, 3) +
+                     ", quadratic " + number(g.quadratic.r_squared, 3);
+    }
+    if (curves == 0) return {&s, std::nullopt, "not measured"};
+    return {&s, good == curves, std::to_string(good) + " of " + std::to_string(curves) + " curves " + to_string(want) + detail};
+}
+
+/// Whether a slow-down was measured where the cross traffic crosses the echo's links. A
+/// record says so with an `on_route` param ("yes"/"no", or 1/0); without one the traffic is
+/// taken to be on route (the hypercube rule, as the thesis chose its nodes).
+inline bool on_route(const contention_slowdown& c) {
+    if (const auto t = c.group.text("on_route")) return *t != "no" && *t != "off" && *t != "false";
+    if (const auto i = c.group.integer("on_route")) return *i != 0;
+    return true;
+}
+
+/// The median over groups on route of the loaded/idle ratio at `load`.
+inline std::optional<double> contention_ratio(const thesis_evidence& e, double load) {
+    std::vector<double> ratios;
+    for (const auto& c : e.contention)
+        if (on_route(c) && std::fabs(c.load - load) < 1e-9 && std::isfinite(c.median_ratio)) ratios.push_back(c.median_ratio);
+    if (ratios.empty()) return std::nullopt;
+    std::sort(ratios.begin(), ratios.end());
+    return ratios[ratios.size() / 2];
+}
+
+inline shape_verdict contention(const thesis_shape& s, const thesis_evidence& e, bool heavier) {
+    const auto half = contention_ratio(e, 0.5), ninety = contention_ratio(e, 0.9);
+    if (!half || !ninety) return {&s, std::nullopt, "not measured (needs loads 0.5 and 0.9 on route of the echo)"};
+    const std::string evidence =
+        "median loaded/idle " + number(*half, 3) + " at 50%, " + number(*ninety, 3) + " at 90%";
+    return {&s, heavier ? *ninety > *half : *half > 1 && *ninety > 1, evidence};
+}
+
+/// Thesis 5.1: "improvements of over 33% when overlapping a pairwise transfer of large
+/// messages": faster in the typical case, and the best case saves over a third — in every
+/// group measured (each group size is its own machine), not only the first.
+inline shape_verdict overlap(const thesis_shape& s, const thesis_evidence& e) {
+    std::size_t groups = 0, good = 0;
+    const overlap_gain* largest = nullptr;
+    for (const auto& g : e.overlap) {
+        if (g.large_points == 0) continue;
+        ++groups;
+        good += g.large_median_gain > 1 && g.large_max_saved > 0.33;
+        if (!largest || g.group.integer("nodes").value_or(0) >= largest->group.integer("nodes").value_or(0)) largest = &g;
+    }
+    if (!largest) return {&s, std::nullopt, "not measured"};
+    std::string evidence = std::to_string(good) + " of " + std::to_string(groups) + " groups; ";
+    if (const auto n = largest->group.integer("nodes")) evidence += "on " + std::to_string(*n) + " nodes, ";
+    evidence += "at " + std::to_string(largest->large_size) + " B: sync/async median " + number(largest->large_median_gain, 2) +
+                ", time saved median " + number(largest->large_median_saved * 100, 0) + "%, at most " +
+                number(largest->large_max_saved * 100, 0) + "%";
+    return {&s, good == groups, evidence};
+}
+
+}  // namespace detail::thesis
+
+/// The shapes of the thesis' chapter 5, each with its judgement. The built-in kernels'
+/// descriptors take theirs from here (by `kernel`).
+inline const std::vector<thesis_shape>& thesis_shapes() {
+    namespace d = detail::thesis;
+    const auto linear = [](const thesis_shape& s, const thesis_evidence& e) { return d::growth(s, e, growth_model::linear); };
+    const auto quadratic = [](const thesis_shape& s, const thesis_evidence& e) { return d::growth(s, e, growth_model::quadratic); };
+    static const std::vector<thesis_shape> shapes = {
+        {"broadcast.log_p", "broadcast", "broadcast time grows linearly with log P", "figure 5.3", d::log_p},
+        {"global_sum.log_p", "global_sum", "global sum time grows almost linearly with log P", "figure 5.7", d::log_p},
+        {"barrier.log_p", "barrier", "barrier time grows about logarithmically with P", "figure 5.6", d::log_p},
+        {"contention.loaded", "contention", "echo under cross traffic is slower than idle", "figure 5.5",
+         [](const thesis_shape& s, const thesis_evidence& e) { return d::contention(s, e, false); }},
+        {"contention.heavier", "contention", "echo is slower under the 90% load than under the 50% load", "figure 5.5",
+         [](const thesis_shape& s, const thesis_evidence& e) { return d::contention(s, e, true); }},
+        {"overlap.large", "overlap", "asynchronous beats synchronous for large messages, at best by over 33%",
+         "figures 5.10-5.12", d::overlap},
+        {"update_guard.linear", "update_guard", "update_guard time is linear in the matrix dimension", "figure 5.13", linear},
+        {"row_broadcast.linear", "row_broadcast", "row broadcast time is linear in the matrix dimension", "figure 5.15", linear},
+        {"col_broadcast.linear", "col_broadcast", "column broadcast time is linear in the matrix dimension", "figure 5.15", linear},
+        {"shift_matrix.quadratic", "shift_matrix", "shift_matrix time is quadratic in the matrix dimension", "figure 5.14", quadratic},
+        {"transpose.quadratic", "transpose", "transpose time is quadratic in the matrix dimension", "figure 5.16", quadratic},
+    };
+    return shapes;
+}
+
+/// The thesis' shapes about one kernel (none for a kernel the thesis did not measure).
+inline std::vector<thesis_shape> thesis_shapes_of(std::string_view kernel) {
+    std::vector<thesis_shape> out;
+    for (const auto& s : thesis_shapes())
+        if (s.kernel == kernel) out.push_back(s);
+    return out;
+}
+
+/// The verdict on each shape of `shapes` (default: every thesis shape), in that order. The
+/// verdicts point into `shapes`, which must outlive them.
+inline std::vector<shape_verdict> compare_shapes_with_thesis(const thesis_evidence& e,
+                                                             std::span<const thesis_shape> shapes = thesis_shapes()) {
+    std::vector<shape_verdict> out;
+    for (const auto& s : shapes)
+        out.push_back(s.judge ? s.judge(s, e) : shape_verdict{&s, std::nullopt, "no judgement given"});
+    return out;
+}
+
+}  // namespace comet

@@ -1,0 +1,105 @@
+// comet/stats/bandwidth.hpp — bandwidth figures of a transfer kernel: bandwidth(N) = N / median
+// time per hop distance, its peak, and the sizes reaching 50% and 90% of it (CoMet thesis 5.1:
+// "a peak bandwidth of 2.5 MB/s ... half the peak bandwidth was achieved around message sizes of
+// 486 bytes ... ninety percent ... around 5000 bytes").
+//
+// Deliberately not here: the transfer model's fit (fit.hpp), whose `hops` rule (absent: 1 hop)
+// this header shares.
+#pragma once
+
+#include <comet/core/errors.hpp>
+#include <comet/stats/record.hpp>
+#include <comet/stats/summary.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace comet {
+
+/// Bandwidth figures of one kernel at one hop distance, from bandwidth(N) = N / median time.
+struct bandwidth_figures {
+    std::string kernel;
+    std::int64_t hops = 1;
+    double peak = 0.0;    ///< bytes per second: the largest measured bandwidth
+    double n_half = 0.0;  ///< bytes: smallest size reaching 50% of peak (interpolated)
+    double n_90 = 0.0;    ///< bytes: smallest size reaching 90% of peak (interpolated)
+};
+
+namespace detail {
+
+/// The hop distance of a record: its integer `hops` parameter, 1 when absent.
+inline std::int64_t record_hops(const record& r, std::int64_t size, const char* who) {
+    if (!r.params.contains("hops")) return 1;
+    const auto h = r.params.integer("hops");
+    if (!h || *h < 0)
+        raise<invalid_argument>(-1, who, ": kernel '", r.kernel, "' has a record of size ", size,
+                                " whose 'hops' is not an integer >= 0");
+    return *h;
+}
+
+}  // namespace detail
+
+/// Bandwidth figures of `kernel`, one per hop value (ascending; records without `hops` count as
+/// 1 hop), from the records with an integer `size` > 0 and samples.
+///
+/// bandwidth(N) = N / median time, in bytes per second (records that share a size and hop value
+/// are pooled: the median of all their samples; a non-positive median gives no bandwidth).
+/// peak is the largest measured bandwidth. n_half (n_90) is the smallest size at which the
+/// bandwidth reaches 50% (90%) of peak: with sizes ascending, the first measured size N_i whose
+/// bandwidth B_i ≥ level, interpolated linearly from the size before it,
+///     n = N_(i−1) + (level − B_(i−1)) · (N_i − N_(i−1)) / (B_i − B_(i−1)),
+/// or N_i itself when it is the smallest measured size (then read n as "at most N_i").
+/// Every figure is NaN when no size of that hop value gives a bandwidth.
+/// @code  for (const auto& b : comet::bandwidth(results, "echo")) use(b.hops, b.peak, b.n_half);  @endcode
+inline std::vector<bandwidth_figures> bandwidth(const result_set& results, std::string_view kernel) {
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    // hops -> size -> pooled samples; std::map keeps both ascending, so the output is deterministic.
+    std::map<std::int64_t, std::map<std::int64_t, std::vector<double>>> pooled;
+    for (const record* r : results.of(kernel)) {
+        const auto size = r->params.integer("size");
+        if (!size) continue;
+        const std::int64_t hops = detail::record_hops(*r, *size, "bandwidth");
+        auto& by_size = pooled[hops];
+        if (*size <= 0 || r->samples.empty()) continue;
+        auto& s = by_size[*size];
+        s.insert(s.end(), r->samples.begin(), r->samples.end());
+    }
+
+    std::vector<bandwidth_figures> out;
+    for (const auto& [hops, by_size] : pooled) {
+        std::vector<std::pair<double, double>> bw;  // (size, bandwidth), size ascending
+        for (const auto& [size, samples] : by_size) {
+            const double t = summarize(samples).median;
+            if (t > 0.0 && std::isfinite(t)) bw.emplace_back(static_cast<double>(size), static_cast<double>(size) / t);
+        }
+        bandwidth_figures f{std::string(kernel), hops, nan, nan, nan};
+        if (!bw.empty()) {
+            f.peak = std::max_element(bw.begin(), bw.end(), [](const auto& a, const auto& b) {
+                         return a.second < b.second;
+                     })->second;
+            const auto reach = [&](double level) {
+                for (std::size_t i = 0; i < bw.size(); ++i) {
+                    if (bw[i].second < level) continue;
+                    if (i == 0) return bw[0].first;
+                    const auto [n0, b0] = bw[i - 1];
+                    const auto [n1, b1] = bw[i];
+                    return n0 + (level - b0) * (n1 - n0) / (b1 - b0);
+                }
+                return nan;  // unreachable: the peak itself reaches every level ≤ peak
+            };
+            f.n_half = reach(0.5 * f.peak);
+            f.n_90 = reach(0.9 * f.peak);
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+}  // namespace comet

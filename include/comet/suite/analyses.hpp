@@ -1,0 +1,121 @@
+// comet/suite/analyses.hpp — the analyses a kernel descriptor lists (`kernel_descriptor::
+// analyses`), each reading the kernel's records from a report and adding what it derives, with
+// the descriptor's figure statistic: transfer fits and bandwidth, growth with log P, linear or
+// quadratic growth in a parameter, contention slow-downs, overlap gains. What cannot be derived
+// becomes a note in the report saying what to run instead; nothing throws.
+//
+// The computations live in stats/ (curves, fits) and analysis/ (contention, overlap); these
+// only connect them to a report.
+#pragma once
+
+#include <comet/analysis/contention.hpp>
+#include <comet/analysis/overlap.hpp>
+#include <comet/core/errors.hpp>
+#include <comet/report/report.hpp>
+#include <comet/stats/bandwidth.hpp>
+#include <comet/stats/fit.hpp>
+#include <comet/stats/growth.hpp>
+#include <comet/suite/descriptor.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace comet::analyses {
+
+namespace detail {
+
+/// The records of `kernel` measured on the largest group in `results` (the thesis fits its
+/// echo and exchange figures on its largest machine, 16 nodes).
+inline result_set largest_group(const result_set& results, std::string_view kernel) {
+    std::int64_t largest = 0;
+    for (const auto* r : results.of(kernel)) largest = std::max(largest, r->params.integer("nodes").value_or(0));
+    result_set out;
+    for (const auto* r : results.of(kernel))
+        if (r->params.integer("nodes").value_or(0) == largest) out.records.push_back(*r);
+    return out;
+}
+
+}  // namespace detail
+
+/// t = t_startup + N·t_per_byte (+ hops) and the bandwidth figures, on the largest group
+/// measured (echo, pairwise). The transfer model reads medians (stats/fit.hpp).
+inline kernel_analysis transfer_fits() {
+    return [](report& r, const kernel_descriptor& d, const analysis_options& opt) {
+        const std::string& kernel = d.name;
+        const result_set at = detail::largest_group(r.results, kernel);
+        if (at.empty()) return;
+        try {
+            transfer_fit_options fo;
+            if (opt.break_size) fo.break_size = opt.break_size;
+            else fo.find_break = true;
+            const std::vector<transfer_fit> fits = fit_transfers(at, kernel, fo);
+            // A fit that does not hold stays in the report, flagged, and is said so here too.
+            for (const auto& f : fits)
+                if (!f.valid()) r.notes.push_back("fit of " + kernel + " " + f.regime + ": " + fit_flags_text(f.flags));
+            r.fits.insert(r.fits.end(), fits.begin(), fits.end());
+        } catch (const invalid_argument& e) {
+            r.notes.push_back("no fit for " + kernel + ": " + e.what());
+        }
+        for (auto& b : bandwidth(at, kernel)) r.bandwidth.push_back(b);
+    };
+}
+
+/// Time against log2 P across the group sizes measured (the collectives).
+inline kernel_analysis log_p() {
+    return [](report& r, const kernel_descriptor& d, const analysis_options&) {
+        if (r.results.of(d.name).empty()) return;
+        try {
+            const auto fits = fit_log_p(r.results, d.name, {.stat = d.figure});
+            r.log_p.insert(r.log_p.end(), fits.begin(), fits.end());
+        } catch (const invalid_argument&) {
+            r.notes.push_back("no growth with P for " + d.name + ": it was measured on one group size; run with --nodes 2,4,8,16");
+        }
+    };
+}
+
+/// Linear against quadratic growth in the numeric param `x` on the largest group measured
+/// (the matrix kernels in `matrix_dim`).
+inline kernel_analysis growth_in(std::string x) {
+    return [x = std::move(x)](report& r, const kernel_descriptor& d, const analysis_options&) {
+        const result_set at = detail::largest_group(r.results, d.name);
+        if (at.empty()) return;
+        try {
+            const auto growth = compare_growth(at, d.name, x, {.stat = d.figure});
+            r.growth.insert(r.growth.end(), growth.begin(), growth.end());
+        } catch (const invalid_argument& e) {
+            r.notes.push_back("no growth with " + (x == "matrix_dim" ? std::string("the matrix dimension") : x) + " for " +
+                              d.name + ": " + e.what());
+        }
+    };
+}
+
+/// Echo under each load against idle (contention).
+inline kernel_analysis slowdown_under_load() {
+    return [](report& r, const kernel_descriptor& d, const analysis_options&) {
+        if (r.results.of(d.name).empty()) return;
+        try {
+            const auto s = contention_slowdowns(r.results, {.stat = d.figure}, d.name);
+            r.contention.insert(r.contention.end(), s.begin(), s.end());
+        } catch (const invalid_argument& e) {
+            r.notes.push_back(std::string("no contention slow-down: ") + e.what());
+        }
+    };
+}
+
+/// Synchronous against asynchronous exchange with computation (overlap).
+inline kernel_analysis gain_from_overlap() {
+    return [](report& r, const kernel_descriptor& d, const analysis_options&) {
+        if (r.results.of(d.name).empty()) return;
+        try {
+            const auto g = overlap_gains(r.results, {.stat = d.figure, .large_size = {}}, d.name);
+            r.overlap.insert(r.overlap.end(), g.begin(), g.end());
+        } catch (const invalid_argument& e) {
+            r.notes.push_back(std::string("no overlap gain: ") + e.what());
+        }
+    };
+}
+
+}  // namespace comet::analyses

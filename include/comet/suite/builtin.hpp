@@ -1,0 +1,216 @@
+// comet/suite/builtin.hpp — the CoMet suite's kernels as descriptors (suite/descriptor.hpp), in
+// the thesis' order: echo, pairwise, broadcast, global_sum, barrier, contention, overlap and the
+// five matrix kernels. Each says in one place how it runs, what it measures, how its figure is
+// read, what is derived from it and how it is drawn.
+//
+// A kernel of one's own needs no edit here: pass its `kernel{descriptor, run}` to run_suite
+// and its descriptor to analyse and the report (suite/suite.hpp, suite/output.hpp).
+#pragma once
+
+#include <comet/analysis/thesis.hpp>
+#include <comet/kernels/collectives.hpp>
+#include <comet/kernels/contention.hpp>
+#include <comet/kernels/echo.hpp>
+#include <comet/kernels/exchange.hpp>
+#include <comet/kernels/matrix/matrix.hpp>
+#include <comet/kernels/overlap.hpp>
+#include <comet/report/thesis_plots.hpp>
+#include <comet/suite/analyses.hpp>
+#include <comet/suite/config.hpp>
+#include <comet/suite/descriptor.hpp>
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace comet {
+
+namespace detail::builtin {
+
+/// The thesis' plots of these names (report/thesis_plots.hpp), in its order.
+inline std::vector<plot_description> plots(std::initializer_list<std::string_view> names) {
+    std::vector<plot_description> out;
+    for (auto& p : thesis_plots())
+        if (std::find(names.begin(), names.end(), p.name) != names.end()) out.push_back(std::move(p));
+    return out;
+}
+
+/// echo and pairwise: a point per hop distance and size.
+inline std::size_t transfer_points(const suite_config& c, int nodes) {
+    const auto& t = c.transfer;
+    return (t.hops.empty() ? kernels::default_hops(t.test_node, nodes) : t.hops).size() * t.sizes.size();
+}
+
+/// The matrix kernels' rule: a processor mesh (thesis 4.3).
+inline std::optional<std::string> needs_mesh(int nodes) {
+    if (kernels::has_processor_mesh(nodes)) return std::nullopt;
+    return std::string("needs a processor mesh: a square number of ranks or twice one");
+}
+
+/// A matrix kernel's descriptor: one figure (thesis 5.13–5.16), growth in the matrix dimension.
+inline kernel_descriptor matrix(std::string name, std::initializer_list<std::string_view> plot_names) {
+    kernel_descriptor d{.name = name,
+                        .group_rule = needs_mesh,
+                        .points = [name](const suite_config& c, int) { return kernels::matrix_kernel_points(name, c.matrix); },
+                        .analyses = {analyses::growth_in("matrix_dim")},
+                        .plots = plots(plot_names),
+                        .shapes = thesis_shapes_of(name)};
+    return d;
+}
+
+}  // namespace detail::builtin
+
+/// Echo (thesis 3.3.1): one-way time per hop distance and size; transfer fits and bandwidth.
+inline auto echo_kernel() {
+    using namespace detail::builtin;
+    return kernel{kernel_descriptor{.name = "echo",
+                                    .min_ranks = 2,
+                                    .points = transfer_points,
+                                    .analyses = {analyses::transfer_fits()},
+                                    .plots = plots({"echo_time", "echo_bandwidth"}),
+                                    .shapes = thesis_shapes_of("echo")},
+                  [](auto& t, const suite_run& r) { return kernels::echo(t, r.config.configured(r.config.transfer)); }};
+}
+
+/// Pairwise exchange (thesis 3.3.2): exchange time per hop distance and size; transfer fits.
+inline auto pairwise_kernel() {
+    using namespace detail::builtin;
+    return kernel{kernel_descriptor{.name = "pairwise",
+                                    .min_ranks = 2,
+                                    .points = transfer_points,
+                                    .analyses = {analyses::transfer_fits()},
+                                    .plots = plots({"pairwise_time"}),
+                                    .shapes = thesis_shapes_of("pairwise")},
+                  [](auto& t, const suite_run& r) { return kernels::pairwise(t, r.config.configured(r.config.transfer)); }};
+}
+
+/// Broadcast (thesis 3.3.3): time per size; growth with log P.
+inline auto broadcast_kernel() {
+    using namespace detail::builtin;
+    return kernel{kernel_descriptor{.name = "broadcast",
+                                    .points = [](const suite_config& c, int) { return c.broadcast.sizes.size(); },
+                                    .analyses = {analyses::log_p()},
+                                    .plots = plots({"broadcast_time"}),
+                                    .shapes = thesis_shapes_of("broadcast")},
+                  [](auto& t, const suite_run& r) { return kernels::broadcast(t, r.config.configured(r.config.broadcast)); }};
+}
+
+/// Global sum (thesis 3.3.4): time per vector length; growth with log P.
+inline auto global_sum_kernel() {
+    using namespace detail::builtin;
+    return kernel{kernel_descriptor{.name = "global_sum",
+                                    .points = [](const suite_config& c, int) { return c.global_sum.vector_lengths.size(); },
+                                    .analyses = {analyses::log_p()},
+                                    .plots = plots({"global_sum"}),
+                                    .shapes = thesis_shapes_of("global_sum")},
+                  [](auto& t, const suite_run& r) { return kernels::global_sum(t, r.config.configured(r.config.global_sum)); }};
+}
+
+/// Barrier (thesis 3.3.5): one point; its figure is the least time (figure 5.6: "the minimum
+/// time"), in its log-P fit and its plot alike.
+inline auto barrier_kernel() {
+    using namespace detail::builtin;
+    return kernel{kernel_descriptor{.name = "barrier",
+                                    .points = [](const suite_config&, int) { return std::size_t{1}; },
+                                    .figure = statistic::min,
+                                    .analyses = {analyses::log_p()},
+                                    .plots = plots({"barrier"}),
+                                    .shapes = thesis_shapes_of("barrier")},
+                  [](auto& t, const suite_run& r) { return kernels::barrier(t, r.config.configured(r.config.barrier)); }};
+}
+
+/// Contention (thesis 3.3.6): echo idle and under cross traffic; slow-down against idle. Its
+/// load sizes come from this run's echo when echo ran before it (thesis 5.1).
+inline auto contention_kernel() {
+    using namespace detail::builtin;
+    return kernel{
+        kernel_descriptor{.name = "contention",
+                          .min_ranks = 4,
+                          .points =
+                              [](const suite_config& c, int nodes) {
+                                  const auto& k = c.contention;
+                                  return (k.hops.empty() ? kernels::default_contention_hops(nodes) : k.hops).size() *
+                                         k.loads.size() * k.sizes.size();
+                              },
+                          .analyses = {analyses::slowdown_under_load()},
+                          .plots = plots({"contention_time"}),
+                          .shapes = thesis_shapes_of("contention")},
+        [](auto& t, const suite_run& r) {
+            kernels::contention_config c = r.config.configured(r.config.contention);
+            // Every rank knows echo ran (`ran` is alike everywhere); the test node's echo figures
+            // then reach every rank, which all need the same load sizes.
+            if (r.has_run("echo")) {
+                const auto [sizes, from_echo] =
+                    kernels::contention_loads_from_echo(t, r.config.transfer.test_node, r.measured, 1, c.load_sizes);
+                c.load_sizes = sizes;
+                if (from_echo) c.load_source = "echo";
+            } else if (c.load_source == "configured") {
+                // No echo ran: the thesis' iPSC/860 sizes would mean nothing on another machine
+                // while still being called 50% and 90% of peak. A short echo at one hop (the
+                // sizes of the thesis' sweep, few samples) gives this machine's.
+                kernels::transfer_config e = r.config.configured(r.config.transfer);
+                e.hops = {1};
+                e.sizes = kernels::default_message_sizes();
+                e.on_point = {};
+                e.sampling.min_samples = e.sampling.max_samples = 5;
+                const result_set echo = kernels::echo(t, e);
+                const auto [sizes, from_echo] = kernels::contention_loads_from_echo(t, e.test_node, echo, 1, c.load_sizes);
+                c.load_sizes = sizes;
+                if (from_echo) c.load_source = "short_echo";
+            }
+            return kernels::contention(t, c);
+        }};
+}
+
+/// Overlap (thesis 3.3.7): synchronous and asynchronous exchange with a DAXPY; the gain.
+inline auto overlap_kernel() {
+    using namespace detail::builtin;
+    return kernel{kernel_descriptor{.name = "overlap",
+                                    .min_ranks = 2,
+                                    .points =
+                                        [](const suite_config& c, int) {
+                                            const auto& o = c.overlap;
+                                            return (o.daxpy_baseline ? o.vector_lengths.size() : 0) +
+                                                   2 * o.sizes.size() * o.vector_lengths.size();
+                                        },
+                                    .analyses = {analyses::gain_from_overlap()},
+                                    .plots = plots({"overlap"}),
+                                    .shapes = thesis_shapes_of("overlap")},
+                  [](auto& t, const suite_run& r) { return kernels::overlap(t, r.config.configured(r.config.overlap)); }};
+}
+
+/// The matrix kernels (thesis 3.3.8–3.3.11).
+inline auto update_guard_kernel() {
+    return kernel{detail::builtin::matrix("update_guard", {"update_guard"}),
+                  [](auto& t, const suite_run& r) { return kernels::update_guard(t, r.config.configured(r.config.matrix)); }};
+}
+inline auto shift_matrix_kernel() {
+    return kernel{detail::builtin::matrix("shift_matrix", {"shift_matrix"}),
+                  [](auto& t, const suite_run& r) { return kernels::shift_matrix(t, r.config.configured(r.config.matrix)); }};
+}
+inline auto transpose_kernel() {
+    return kernel{detail::builtin::matrix("transpose", {"transpose"}),
+                  [](auto& t, const suite_run& r) { return kernels::transpose(t, r.config.configured(r.config.matrix)); }};
+}
+inline auto row_broadcast_kernel() {
+    return kernel{detail::builtin::matrix("row_broadcast", {"row_col_broadcast"}),
+                  [](auto& t, const suite_run& r) { return kernels::row_broadcast(t, r.config.configured(r.config.matrix)); }};
+}
+inline auto col_broadcast_kernel() {
+    return kernel{detail::builtin::matrix("col_broadcast", {"row_col_broadcast"}),
+                  [](auto& t, const suite_run& r) { return kernels::col_broadcast(t, r.config.configured(r.config.matrix)); }};
+}
+
+/// Every kernel of the CoMet suite, in the thesis' order (the order of `implemented_kernels`).
+inline const auto& builtin_kernels() {
+    static const auto all =
+        std::tuple{echo_kernel(),         pairwise_kernel(),      broadcast_kernel(),    global_sum_kernel(),
+                   barrier_kernel(),      contention_kernel(),    overlap_kernel(),      update_guard_kernel(),
+                   shift_matrix_kernel(), transpose_kernel(),     row_broadcast_kernel(), col_broadcast_kernel()};
+    return all;
+}
+
+}  // namespace comet

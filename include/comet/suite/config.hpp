@@ -1,0 +1,59 @@
+// comet/suite/config.hpp — what a suite run is asked to do: which kernels, each built-in
+// kernel's configuration, and what the suite sets on every kernel alike (how points are
+// sampled, the progress callback).
+//
+// A kernel added outside the suite keeps its own configuration (in its descriptor's run) and
+// takes the shared settings with `suite_config::configured`.
+#pragma once
+
+#include <comet/kernels/collectives.hpp>
+#include <comet/kernels/contention.hpp>
+#include <comet/kernels/overlap.hpp>
+#include <comet/kernels/matrix/kernel.hpp>
+#include <comet/kernels/transfer.hpp>
+#include <comet/stats/record.hpp>
+#include <comet/timing/measure.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace comet {
+
+/// The names of the CoMet suite's kernels, in the thesis' order: what "all" means.
+inline std::vector<std::string> implemented_kernels() {
+    return {"echo",       "pairwise", "broadcast",    "global_sum", "barrier",       "contention",
+            "overlap",    "update_guard", "shift_matrix", "transpose", "row_broadcast", "col_broadcast"};
+}
+
+/// What to run. All ranks pass the same values (@pre). Each built-in kernel has its own
+/// configuration; `sampling` and `on_point`, when set, apply to every kernel.
+struct suite_config {
+    /// The kernels to run, in this order (names of kernel descriptors).
+    std::vector<std::string> kernels = implemented_kernels();
+    kernels::transfer_config transfer = {};  ///< echo and pairwise
+    kernels::broadcast_config broadcast = {};
+    kernels::global_sum_config global_sum = {};
+    kernels::barrier_config barrier = {};
+    /// Its load sizes come from this run's echo (1 hop) when echo runs before it.
+    kernels::contention_config contention = {};
+    kernels::overlap_config overlap = {};
+    kernels::matrix_config matrix = {};  ///< update_guard, shift_matrix, transpose, row_broadcast, col_broadcast
+    /// When set, how every kernel samples its points, in place of each kernel's own `sampling`.
+    std::optional<comet::sampling> sampling = {};
+    /// Called on the measuring rank after each point (for progress displays).
+    std::function<void(const record&)> on_point = {};
+
+    /// `c` (a kernel's configuration, with `sampling` and `on_point` members) with what the
+    /// suite sets on every kernel: the kernel's own configuration when the suite sets nothing.
+    /// @code  return my_kernel(t, run.config.configured(my_config));  @endcode
+    template <class KernelConfig>
+    KernelConfig configured(KernelConfig c) const {
+        if (sampling) c.sampling = *sampling;
+        if (on_point) c.on_point = on_point;
+        return c;
+    }
+};
+
+}  // namespace comet

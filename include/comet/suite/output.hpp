@@ -1,0 +1,100 @@
+// comet/suite/output.hpp — a suite run's report as the comet program writes it, for any list
+// of kernel descriptors: the summary (the console tables, and the thesis beside them where the
+// run compares with it) and the report folder:
+//
+//   results.json   the schema of docs/results-schema.md
+//   results.csv    a row per record; fits.csv, bandwidth.csv
+//   summary.txt    the summary
+//   plots/         every descriptor's plots (.dat, .gp, and .png where gnuplot is installed)
+//
+// The program calls exactly this, so a kernel added outside the suite (its descriptor in
+// `all`) reaches the JSON and the plots as the suite's own do.
+#pragma once
+
+#include <comet/core/errors.hpp>
+#include <comet/report/csv.hpp>
+#include <comet/report/gnuplot.hpp>
+#include <comet/report/json.hpp>
+#include <comet/report/report.hpp>
+#include <comet/report/table.hpp>
+#include <comet/report/thesis.hpp>
+#include <comet/suite/descriptor.hpp>
+#include <comet/suite/suite.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <ostream>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace comet {
+
+/// A note in `r` for each requested kernel a group of `groups` could not run, saying why.
+inline void note_skipped(report& r, const std::vector<std::string>& kernels, const std::vector<int>& groups,
+                         std::span<const kernel_descriptor> all = suite_kernels()) {
+    for (int p : groups)
+        for (const auto& k : kernels)
+            if (const auto why = suite_skip_reason(k, p, all))
+                r.notes.push_back(k + " skipped on " + std::to_string(p) + (p == 1 ? " rank" : " ranks") + ": it " + *why);
+}
+
+/// The summary of an analysed report: its tables, then — with `beside_thesis` — the thesis'
+/// figures and the verdicts on the shapes of `all`'s kernels.
+inline std::string suite_summary(const report& r, std::span<const kernel_descriptor> all = suite_kernels(),
+                                 bool beside_thesis = false) {
+    std::ostringstream summary;
+    write_table(summary, r);
+    if (beside_thesis) {
+        summary << '\n';
+        write_thesis_comparison(summary, compare_with_thesis(r));
+        summary << '\n';
+        const std::vector<thesis_shape> shapes = suite_shapes(all);
+        write_shape_comparison(summary, compare_shapes_with_thesis(r, shapes));
+    }
+    return summary.str();
+}
+
+/// What `write_suite_report` wrote.
+struct suite_files {
+    std::vector<std::filesystem::path> files;  ///< results.json, the CSV files, summary.txt
+    plot_outcome plots;                        ///< in plots/
+};
+
+/// Writes the report folder `dir` (created if missing): results.json, results.csv, fits.csv,
+/// bandwidth.csv, `summary` as summary.txt, and the plots of `all`'s descriptors in plots/.
+/// @throws error naming the file or folder that could not be written (plots that could not be
+///         rendered are listed in the outcome instead).
+/// @code
+///   comet::analyse(rep, descriptors);
+///   const std::string summary = comet::suite_summary(rep, descriptors);
+///   comet::write_suite_report("out", rep, summary, descriptors);
+/// @endcode
+inline suite_files write_suite_report(const std::filesystem::path& dir, const report& r, std::string_view summary,
+                                      std::span<const kernel_descriptor> all = suite_kernels(), const plot_options& plots = {}) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) raise<error>(-1, "cannot create ", dir.string(), ": ", ec.message());
+    suite_files out;
+    const auto write = [&](const char* name, const std::function<void(std::ostream&)>& body) {
+        const std::filesystem::path path = dir / name;
+        std::ofstream f(path);
+        if (!f) raise<error>(-1, "cannot write ", path.string());
+        body(f);
+        if (!f) raise<error>(-1, "writing ", path.string(), " failed");
+        out.files.push_back(path);
+    };
+    write("results.json", [&](std::ostream& os) { write_json(os, r); });
+    write("results.csv", [&](std::ostream& os) { write_csv(os, r.results); });
+    write("fits.csv", [&](std::ostream& os) { write_fits_csv(os, r.fits); });
+    write("bandwidth.csv", [&](std::ostream& os) { write_bandwidth_csv(os, r.bandwidth); });
+    write("summary.txt", [&](std::ostream& os) { os << summary; });
+    out.plots = write_plots(dir / "plots", suite_plots(all), r.results, plots);
+    return out;
+}
+
+}  // namespace comet

@@ -1,0 +1,374 @@
+// comet/timing/measure.hpp — the one place a point is measured: the sampling engine every kernel
+// uses (SPEC 5, "sampling").
+//
+// A kernel describes its points and how one sample of a point runs on each rank (a repeat loop
+// of `iterations` on the ranks that time, its mirror on their partners); the engine decides how
+// many iterations a sample needs, warms up, takes the samples in interleaved rounds and stops
+// each point by the confidence interval of its median, a sample cap or a time budget:
+//
+//   1. calibrate: for each point in turn, samples of 1, 2, 4, ... iterations (or the fixed count
+//      asked for) are run and thrown away until one lasts `min_sample_seconds` and the point has
+//      been warm for `warmup_seconds`;
+//   2. rounds: every point still open gets one sample per round, in point order or in a seeded
+//      shuffle per round, so a change of the machine's state (the VM moving the two cores from
+//      "near" to "far") lands on every point alike instead of on the sizes swept last;
+//   3. stop: a point closes once it has `min_samples` and the 95% interval of its median is
+//      within `target_ci` of the median, or it has `max_samples`, or its samples have used up
+//      `budget_seconds`. The reason is recorded.
+//
+// Every decision is made on one rank (the decider: the kernel's test node) and sent to every
+// other rank taking part, so the ranks never disagree about how many iterations or samples come
+// next — per-rank adaptive loops diverge under MPI and deadlock. Only the ranks taking part call
+// the engine (a contention kernel's traffic nodes are busy elsewhere), so decisions travel as
+// point-to-point messages in comet's reserved tags, between samples, outside the timed loops.
+//
+// What a sample is: the time per iteration of the decider's repeat loop (its loop overhead
+// subtracted, `timing/repeat.hpp`), or the largest of every rank's (`reduction::max_over_ranks`,
+// for kernels whose operation ends on different ranks at different times). The subtracted
+// overhead of each sample is kept beside it.
+#pragma once
+
+#include <comet/core/concepts.hpp>
+#include <comet/core/errors.hpp>
+#include <comet/ops/ops.hpp>
+#include <comet/stats/record.hpp>
+#include <comet/stats/summary.hpp>
+#include <comet/timing/repeat.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace comet {
+
+/// The order in which a round visits the open points.
+enum class interleave : unsigned char {
+    round_robin,  ///< point order, every round
+    shuffle,      ///< a fresh permutation per round, from `sampling::seed`
+    none,         ///< all samples of a point before the next point (the thesis' sweep)
+};
+
+/// Which rank's time a sample is.
+enum class sample_reduction : unsigned char {
+    decider,         ///< the decider's (the test node's) own repeat loop
+    max_over_ranks,  ///< the largest per-iteration time over every rank
+};
+
+constexpr std::string_view to_string(interleave i) noexcept {
+    return i == interleave::round_robin ? "round_robin" : i == interleave::shuffle ? "shuffle" : "none";
+}
+constexpr std::string_view to_string(sample_reduction r) noexcept {
+    return r == sample_reduction::decider ? "test_node" : "max_over_ranks";
+}
+
+/// How a kernel's points are sampled. Embedded in every kernel's configuration as `sampling`.
+/// All ranks pass the same values (@pre).
+struct sampling {
+    /// Samples every point gets at least. Fifteen give a 96.5% interval of the median
+    /// (x_(4)..x_(12)); below 6 there is no 95% interval at all.
+    std::size_t min_samples = 15;
+    /// Samples a point gets at most.
+    std::size_t max_samples = 101;
+    /// A point stops once the half-width of the 95% interval of its median is within this
+    /// fraction of the median (0: never stop early; the cap or the budget ends it).
+    double target_ci = 0.02;
+    /// Iterations of the body per sample; 0 calibrates them so a sample lasts
+    /// `min_sample_seconds`. A fixed count shorter than that is kept, and said so in the record.
+    std::size_t iterations = 0;
+    /// The least duration of a sample; 0 means max(1000 × the clock's resolution, 200 µs), long
+    /// enough that reading the clock twice is a negligible part of it.
+    double min_sample_seconds = 0.0;
+    /// Time a point runs untimed before its first sample (caches, page faults, the partner's
+    /// first wake-up).
+    double warmup_seconds = 1e-3;
+    /// Time a point's samples may use before it stops short of the interval it aims at; 0 means
+    /// three times what `min_samples` samples take.
+    double budget_seconds = 0.0;
+    interleave order = interleave::round_robin;
+    /// Seed of the shuffled order (recorded with it).
+    std::uint64_t seed = 1993;
+};
+
+/// Why a point stopped taking samples.
+enum class stop_reason : unsigned char { interval, max_samples, budget, fixed };
+
+constexpr std::string_view to_string(stop_reason s) noexcept {
+    switch (s) {
+    case stop_reason::interval: return "interval";
+    case stop_reason::max_samples: return "max_samples";
+    case stop_reason::budget: return "budget";
+    case stop_reason::fixed: return "fixed";
+    }
+    return "?";
+}
+
+/// Exactly `samples` samples of `iterations` iterations each, one untimed run of as many before
+/// them, no early stop: the thesis' fixed repeat loops (and what tests use to count calls).
+constexpr sampling fixed_sampling(std::size_t samples, std::size_t iterations) noexcept {
+    return {.min_samples = samples, .max_samples = samples, .target_ci = 0.0, .iterations = iterations, .warmup_seconds = 0.0};
+}
+
+/// Checks `s`; the message names the kernel, the field and its value.
+inline void check_sampling(int rank, std::string_view kernel, const sampling& s) {
+    if (s.min_samples == 0) raise<invalid_argument>(rank, kernel, ": sampling.min_samples must be at least 1, got 0");
+    if (s.max_samples < s.min_samples)
+        raise<invalid_argument>(rank, kernel, ": sampling.max_samples = ", s.max_samples, " is below min_samples = ", s.min_samples);
+    if (!(s.target_ci >= 0.0) || !std::isfinite(s.target_ci))
+        raise<invalid_argument>(rank, kernel, ": sampling.target_ci = ", s.target_ci, " is not a fraction >= 0");
+    for (const auto& [name, v] : {std::pair{"min_sample_seconds", s.min_sample_seconds},
+                                  std::pair{"warmup_seconds", s.warmup_seconds}, std::pair{"budget_seconds", s.budget_seconds}})
+        if (!(v >= 0.0) || !std::isfinite(v)) raise<invalid_argument>(rank, kernel, ": sampling.", name, " = ", v, " is not >= 0 seconds");
+    if (s.iterations > 1'000'000'000) raise<invalid_argument>(rank, kernel, ": sampling.iterations = ", s.iterations, " is over 10^9");
+}
+
+/// What the engine measured at one point (complete on the decider; empty samples elsewhere).
+struct sampled_point {
+    std::vector<double> samples;    ///< seconds per iteration, one per sample
+    std::vector<double> overheads;  ///< the loop overhead subtracted from each, seconds per iteration
+    std::size_t iterations = 0;     ///< iterations per sample
+    stop_reason stop = stop_reason::interval;
+    bool short_samples = false;     ///< a fixed iteration count gave samples under the minimum duration
+};
+
+/// Writes what the engine decided into `rec`: samples, overheads, iterations, the stop reason,
+/// and the params `reduction` and `order` (with `seed` when shuffled).
+inline void fill_record(record& rec, sampled_point&& p, const sampling& s, sample_reduction red, double scale = 1.0) {
+    for (double& x : p.samples) x *= scale;
+    for (double& x : p.overheads) x *= scale;
+    rec.samples = std::move(p.samples);
+    rec.overheads = std::move(p.overheads);
+    rec.iterations = p.iterations;
+    rec.stop = std::string(to_string(p.stop));
+    if (p.short_samples) rec.notes.push_back("samples shorter than the minimum duration: fixed iterations too few for the clock");
+    rec.params.set("reduction", std::string(to_string(red)));
+    rec.params.set("order", std::string(to_string(s.order)));
+    if (s.order == interleave::shuffle) rec.params.set("seed", static_cast<std::int64_t>(s.seed));
+}
+
+namespace detail {
+
+/// The smallest step of `t`'s clock seen in a few hundred readings (0 when it did not move, as a
+/// virtual clock does between events).
+template <transport T>
+double clock_step(T& t) {
+    double step = 0.0, last = t.now();
+    for (int reads = 0, changes = 0; reads < 100000 && changes < 20; ++reads) {
+        const double x = t.now();
+        if (x != last) {
+            if (step == 0.0 || x - last < step) step = x - last;
+            last = x;
+            ++changes;
+        }
+    }
+    return step;
+}
+
+/// The reserved tag of the engine's own messages (decisions, and samples for a reduction).
+inline constexpr int measure_tag = max_tag - 8;
+
+/// Sends `bytes` from `decider` to every other rank of `ranks` (each of which receives them):
+/// by the group's broadcast when every rank takes part, else by point-to-point messages. The
+/// collective where it can be used, because it is the transport's own (a simulated machine's
+/// global operation travels in its system's message space, and user messages of the engine's
+/// would change the state of the user message buffers that the kernel's next point measures).
+template <transport T>
+void share(T& t, int decider, std::span<const int> ranks, mutable_bytes bytes) {
+    if (ranks.size() == static_cast<std::size_t>(t.size())) {
+        ops::broadcast(t, decider, bytes);
+        return;
+    }
+    // Each rank that takes part answers with an empty message once it has the decision, and the
+    // decider waits for every answer: when it goes on to time the next sample, its partners are
+    // already in their part of it. Without the answer the first iterations of a sample would
+    // include the partner's receiving of the decision (on the simulated iPSC/860, 2.8 µs more per
+    // round trip in a five-round-trip echo sample).
+    if (t.rank() == decider) {
+        for (int r : ranks)
+            if (r != decider) ops::send(t, r, measure_tag, const_bytes(bytes));
+        for (int r : ranks)
+            if (r != decider) ops::recv(t, r, measure_tag, mutable_bytes{});
+    } else {
+        ops::recv(t, decider, measure_tag, bytes);
+        ops::send(t, decider, measure_tag, const_bytes{});
+    }
+}
+template <transport T, class V>
+void share(T& t, int decider, std::span<const int> ranks, V& v) {
+    share(t, decider, ranks, std::as_writable_bytes(std::span<V>(&v, 1)));
+}
+
+}  // namespace detail
+
+/// Samples `points` points on the ranks `ranks` of `t`'s group (which include `decider`).
+/// `sample(point, iterations)` runs one sample of `point` on the calling rank and returns its
+/// repeat_result if this rank timed (the decider must; with `max_over_ranks` every rank of
+/// `ranks` must), std::nullopt if it only took part. Returns the points' measurements (complete
+/// on `decider`).
+/// @pre every rank of `ranks` calls it with the same arguments, and `sample` makes matching
+///      calls on every rank for the same (point, iterations); no other rank calls it.
+template <transport T, class Sample>
+std::vector<sampled_point> sample_points(T& t, std::size_t points, const sampling& cfg, int decider, std::span<const int> ranks,
+                                         sample_reduction red, Sample&& sample) {
+    const bool deciding = t.rank() == decider;
+    std::vector<sampled_point> out(points);
+    if (points == 0) return out;
+
+    // One sample everywhere, reduced to the decider's view: seconds per iteration and overhead.
+    struct taken {
+        double per_iteration = 0, overhead = 0, loop = 0;
+    };
+    const auto take = [&](std::size_t p, std::size_t iterations) {
+        const std::optional<repeat_result> r = sample(p, iterations);
+        taken x;
+        if (r) x = {r->per_iteration, r->empty_seconds / static_cast<double>(r->iterations), r->loop_seconds};
+        if ((deciding || red == sample_reduction::max_over_ranks) && !r)
+            raise<invalid_argument>(t.rank(), "sample_points: a timing rank did not time its sample");
+        if (red == sample_reduction::max_over_ranks && ranks.size() == static_cast<std::size_t>(t.size())) {
+            // Every rank's (time, overhead, loop) with the slowest rank's time first: the
+            // maximum of the times, and that rank's other two, by one allreduce over pairs
+            // (time, value) encoded so the max picks them together.
+            double v[3] = {x.per_iteration, x.overhead, x.loop};
+            double top = v[0];
+            ops::allreduce_max(t, std::span<double>(&top, 1));
+            // The slowest rank (the lowest-numbered of equals) contributes its overhead and loop.
+            double mine[2] = {-1.0, -1.0};
+            double who = v[0] == top ? static_cast<double>(t.size() - t.rank()) : 0.0;
+            ops::allreduce_max(t, std::span<double>(&who, 1));
+            if (v[0] == top && static_cast<double>(t.size() - t.rank()) == who) mine[0] = v[1], mine[1] = v[2];
+            ops::allreduce_max(t, std::span<double>(mine, 2));
+            x = {top, mine[0], mine[1]};
+        } else if (red == sample_reduction::max_over_ranks) {
+            double v[3] = {x.per_iteration, x.overhead, x.loop};
+            if (!deciding) {
+                ops::send(t, decider, detail::measure_tag, std::as_bytes(std::span<double>(v, 3)));
+            } else {
+                for (int q : ranks) {
+                    if (q == decider) continue;
+                    double w[3];
+                    ops::recv(t, q, detail::measure_tag, std::as_writable_bytes(std::span<double>(w, 3)));
+                    // The slowest rank's time, with that same rank's overhead.
+                    if (w[0] > x.per_iteration) x = {w[0], w[1], w[2]};
+                }
+            }
+        }
+        return x;
+    };
+
+    double min_seconds = cfg.min_sample_seconds;
+    double step = -1.0;  // the clock's step on the decider; -1 until measured (0: it does not move by itself)
+    if (min_seconds == 0.0) {
+        step = deciding ? detail::clock_step(t) : 0.0;
+        detail::share(t, decider, ranks, step);
+        min_seconds = std::max(1000.0 * step, 200e-6);
+    }
+
+    // 1. Calibration and warm-up, point by point.
+    std::vector<double> sample_seconds(points, 0.0);
+    for (std::size_t p = 0; p < points; ++p) {
+        std::uint64_t it = cfg.iterations ? cfg.iterations : 1;
+        const double start = deciding ? t.now() : 0.0;
+        for (;;) {
+            const taken x = take(p, static_cast<std::size_t>(it));
+            // decision[0]: iterations for the next run; decision[1]: 1 = calibrated and warm.
+            std::uint64_t decision[2] = {it, 0};
+            if (deciding) {
+                const bool long_enough = x.loop >= min_seconds;
+                // A run the clock did not see at all, on a clock that does not move by itself (a
+                // virtual clock, which only the body advances): the body costs nothing on it, so
+                // no number of iterations makes a sample longer and no warm-up time ever passes.
+                // Without this a calibration (or a warm-up) on such a clock never ends.
+                bool unseen = false;
+                if (!long_enough && x.loop <= 0) {
+                    if (step < 0) step = detail::clock_step(t);
+                    unseen = step == 0;
+                }
+                const bool warm = unseen || t.now() - start >= cfg.warmup_seconds;
+                if (!cfg.iterations && !long_enough && !unseen && it < 1'000'000'000) {
+                    // Grow towards the target from what this run took, at most ×16 per step so a
+                    // first run slowed by a cold start cannot overshoot by much.
+                    const double want = x.loop > 0 ? std::ceil(static_cast<double>(it) * 1.2 * min_seconds / x.loop)
+                                                   : static_cast<double>(it) * 16;
+                    decision[0] = static_cast<std::uint64_t>(
+                        std::clamp(want, static_cast<double>(it) + 1, static_cast<double>(it) * 16));
+                    decision[0] = std::min<std::uint64_t>(decision[0], 1'000'000'000);
+                } else if (warm) {
+                    decision[1] = 1;
+                    // Fixed iterations too few, or the 10^9 cap reached; not a body the clock
+                    // cannot see (its samples are exact zeros).
+                    out[p].short_samples = !long_enough && !unseen;
+                    sample_seconds[p] = x.loop;
+                }
+            }
+            detail::share(t, decider, ranks, decision);
+            it = decision[0];
+            if (decision[1]) break;
+        }
+        out[p].iterations = static_cast<std::size_t>(it);
+    }
+
+    // 2. Rounds over the open points, 3. each stopping by its own rule.
+    std::vector<unsigned char> open(points, 1);
+    std::vector<double> spent(points, 0.0);
+    std::vector<std::size_t> order(points);
+    std::mt19937_64 rng(cfg.seed);
+    const auto budget_of = [&](std::size_t p) {
+        return cfg.budget_seconds > 0 ? cfg.budget_seconds : 3.0 * static_cast<double>(cfg.min_samples) * sample_seconds[p];
+    };
+    const auto close = [&](std::size_t p) -> std::optional<stop_reason> {
+        const auto& s = out[p].samples;
+        if (s.size() < cfg.min_samples) return std::nullopt;
+        if (s.size() >= cfg.max_samples) return cfg.max_samples == cfg.min_samples ? stop_reason::fixed : stop_reason::max_samples;
+        if (cfg.target_ci > 0) {
+            const summary m = summarize(s);
+            if (m.median_ci_low && m.median_ci_high && m.median > 0 &&
+                (*m.median_ci_high - *m.median_ci_low) / 2 <= cfg.target_ci * m.median)
+                return stop_reason::interval;
+        }
+        if (spent[p] >= budget_of(p)) return stop_reason::budget;
+        return std::nullopt;
+    };
+    const auto run_point = [&](std::size_t p) {
+        const taken x = take(p, out[p].iterations);
+        if (deciding) {
+            out[p].samples.push_back(x.per_iteration);
+            out[p].overheads.push_back(x.overhead);
+            spent[p] += x.loop;
+        }
+    };
+    if (cfg.order == interleave::none) {
+        for (std::size_t p = 0; p < points; ++p)
+            for (;;) {
+                run_point(p);
+                unsigned char done = 0;
+                if (deciding)
+                    if (const auto why = close(p)) done = 1, out[p].stop = *why;
+                detail::share(t, decider, ranks, done);
+                if (done) break;
+            }
+        return out;
+    }
+    for (;;) {
+        order.clear();
+        for (std::size_t p = 0; p < points; ++p)
+            if (open[p]) order.push_back(p);
+        if (order.empty()) break;
+        if (cfg.order == interleave::shuffle) std::shuffle(order.begin(), order.end(), rng);
+        for (std::size_t p : order) run_point(p);
+        if (deciding)
+            for (std::size_t p : order)
+                if (const auto why = close(p)) open[p] = 0, out[p].stop = *why;
+        detail::share(t, decider, ranks, std::as_writable_bytes(std::span<unsigned char>(open)));
+    }
+    return out;
+}
+
+}  // namespace comet

@@ -1,0 +1,75 @@
+// Tests of comet/analysis/contention.hpp on hand-made records: slow-down ratios per load and
+// size against idle, their summaries, and the error when nothing is loaded beside idle.
+#include <comet/analysis/contention.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include <cstdint>
+
+#include "../support/records.hpp"
+
+namespace analysis_test {
+
+using namespace comet_test;
+
+inline comet::result_set contention_records() {
+    // Idle 10 and 20 µs at 8 and 1024 bytes; the 50% load 12 and 30 µs (ratios 1.2, 1.5); the
+    // 90% load 15 and 50 µs (1.5, 2.5); a size measured only under load is left out.
+    comet::result_set rs;
+    const auto add = [&](std::int64_t size, double load, std::int64_t cross, double t) {
+        rs.records.push_back(rec("contention",
+                                 {{"size", size}, {"hops", std::int64_t{1}}, {"nodes", std::int64_t{8}},
+                                  {"load", load}, {"cross_size", cross}},
+                                 around(t)));
+    };
+    add(8, 0.0, 0, 10 * us);
+    add(1024, 0.0, 0, 20 * us);
+    add(8, 0.5, 486, 12 * us);
+    add(1024, 0.5, 486, 30 * us);
+    add(4096, 0.5, 486, 99 * us);
+    add(8, 0.9, 5000, 15 * us);
+    add(1024, 0.9, 5000, 50 * us);
+    return rs;
+}
+
+}  // namespace analysis_test
+
+BOOST_AUTO_TEST_SUITE(contention)
+
+using namespace analysis_test;
+
+BOOST_AUTO_TEST_CASE(contention_slowdown_ratios) {
+    const auto s = comet::contention_slowdowns(contention_records());
+    BOOST_TEST_REQUIRE(s.size() == 2u);
+    BOOST_TEST(s[0].kernel == "contention");
+    BOOST_TEST(*s[0].group.integer("nodes") == 8);
+    BOOST_TEST(*s[0].group.integer("hops") == 1);
+    BOOST_TEST(s[0].group.size() == 2u);
+    BOOST_TEST(s[0].load == 0.5);
+    BOOST_TEST(s[0].cross_size == 486);
+    BOOST_TEST_REQUIRE(s[0].points.size() == 2u);
+    BOOST_TEST(s[0].points[0].size == 8);
+    BOOST_TEST(s[0].points[0].idle == 10 * us, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].points[0].loaded == 12 * us, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].points[0].ratio == 1.2, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].points[1].ratio == 1.5, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].median_ratio == 1.35, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].geometric_mean_ratio == std::sqrt(1.2 * 1.5), tt::tolerance(1e-12));
+    BOOST_TEST(s[0].min_ratio == 1.2, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].max_ratio == 1.5, tt::tolerance(1e-12));
+    BOOST_TEST(s[1].load == 0.9);
+    BOOST_TEST(s[1].cross_size == 5000);
+    BOOST_TEST(s[1].median_ratio == 2.0, tt::tolerance(1e-12));
+    BOOST_TEST(s[1].geometric_mean_ratio == std::sqrt(1.5 * 2.5), tt::tolerance(1e-12));
+    BOOST_TEST(s[1].max_ratio == 2.5, tt::tolerance(1e-12));
+
+    comet::result_set no_idle;
+    for (const auto& r : contention_records().records)
+        if (*r.params.number("load") > 0) no_idle.records.push_back(r);
+    BOOST_CHECK_EXCEPTION(comet::contention_slowdowns(no_idle), comet::invalid_argument,
+                          says("contention_slowdowns: kernel 'contention' has no loaded record with an idle (load 0) "
+                               "record of the same size, nodes and hops"));
+}
+
+
+BOOST_AUTO_TEST_SUITE_END()
