@@ -35,8 +35,7 @@ int main() {
         const double bytes = static_cast<double>(halo.size() * sizeof(double));
         std::printf("pairwise fit: t_startup = %.3f us, t_per_byte = %.3f ns (residual %.3f us)\n",
                     fit.t_startup * 1e6, fit.t_per_byte * 1e9, fit.residual * 1e6);
-        std::printf("exchange of the %.0f-byte halo, predicted: %.3f us\n", bytes,
-                    (fit.t_startup + bytes * fit.t_per_byte) * 1e6);
+        std::printf("exchange of the %.0f-byte halo, predicted: %.3f us\n", bytes, comet::predict(fit, bytes) * 1e6);
         std::printf("exchange of the %.0f-byte halo, measured:  %.3f us\n", bytes, own.per_iteration * 1e6);
     });
 }

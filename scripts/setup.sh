@@ -11,6 +11,8 @@ packages=(
   libboost-mpi-dev openmpi-bin libopenmpi-dev   # the MPI transport
   libboost-context-dev                # fibers for the simulated iPSC/860's nodes
   gnuplot-nox                         # plots in the report
+  libbenchmark-tools python3-scipy    # Google Benchmark's compare.py, which reads comet's gbench.json
+                                      # in a test (it imports scipy, which the package does not pull in)
 )
 
 missing=()

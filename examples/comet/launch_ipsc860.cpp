@@ -166,6 +166,11 @@ outcome launch_ipsc860(const settings& s) {
         virtual_time += stats.end_time;
     }
     o.ctx = comet::make_context("ipsc860", groups.back());
+    // Virtual time does not depend on the host: its CPU, caches, clock speed and load stay out
+    // of the report (as its name and the date do), and so do the notes they would raise. The
+    // build and what the simulated transport offers stay: they are the same on every host.
+    o.ctx.machine = {};
+    o.ctx.transport_capabilities = comet::describe_capabilities<comet::nx2::transport>();
     o.ctx.extra.emplace_back("machine", comet::nx2::describe(machines.back()));
     if (groups.size() > 1) {
         std::string list;

@@ -72,6 +72,17 @@ void wait_quietly(const boost::mpi::communicator& world) {
     }
 }
 
+/// How many processes of `world` run on this machine (MPI-3's shared-memory split). Collective.
+int processes_here(const boost::mpi::communicator& world) {
+    MPI_Comm here = MPI_COMM_NULL;
+    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &here) != MPI_SUCCESS)
+        return world.size();  // not known: all of them, so the load note never blames the job for itself
+    int n = 0;
+    MPI_Comm_size(here, &n);
+    MPI_Comm_free(&here);
+    return n;
+}
+
 /// Rank 0's `text`, on every process of `world`.
 std::string from_rank_0(const boost::mpi::communicator& world, std::string text) {
     int length = static_cast<int>(text.size());
@@ -125,6 +136,11 @@ outcome launch_mpi(const settings& s) {
     cfg.on_point = [&bar](const comet::record& r) { bar.point(r); };
 
     outcome o;
+    // Made before the runs: the date and the load average are the start's (on every process;
+    // the one that writes the report keeps its own machine's).
+    o.ctx = comet::make_context("mpi", groups.back());
+    o.ctx.transport_capabilities = comet::describe_capabilities<comet::mpi::transport>();
+    o.ctx.mpi_library = comet::mpi::library_version();
     for (int p : groups) {
         if (const auto group = first_processes(world, p))
             o.results.append(comet::mpi::run(group, [&](comet::mpi::transport& t) { return comet::run_suite(t, cfg); }));
@@ -132,8 +148,9 @@ outcome launch_mpi(const settings& s) {
     }
     o.writes_report = reports;
     o.groups = groups;
-    o.ctx = comet::make_context("mpi", groups.back());
-    o.ctx.extra.emplace_back("mpi_library", comet::mpi::library_version());
+    // The job's processes on this machine count in its load average (they poll while they
+    // wait): the note leaves them out.
+    comet::record_load_at_end(o.ctx, processes_here(world));
     o.ctx.extra.emplace_back("mpi_processes", std::to_string(processes));
     return o;
 }

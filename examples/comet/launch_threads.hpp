@@ -11,6 +11,7 @@
 #include <comet/suite/suite.hpp>
 #include <comet/transport/threads.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <vector>
 
@@ -43,13 +44,18 @@ outcome run_threads(const settings& s, const comet::kernel<Run>&... extra) {
     const int test_node = cfg.transfer.test_node;
     cfg.on_point = [&bar](const comet::record& r) { bar.point(r); };
     outcome o;
+    // Made before the runs: the date and the load average are the start's.
+    o.ctx = comet::make_context("threads", groups.back());
+    o.ctx.transport_capabilities = comet::describe_capabilities<comet::threads::transport>();
     for (int nodes : groups) {
         auto per_rank = comet::threads::run(
             nodes, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg, extra...); }, opt);
         o.results.append(per_rank.at(static_cast<std::size_t>(test_node)));
     }
     o.groups = groups;
-    o.ctx = comet::make_context("threads", groups.back());
+    // Every rank is a thread of this process, runnable while it works or spins for a message:
+    // the largest group put up to that many threads into the load average.
+    comet::record_load_at_end(o.ctx, *std::max_element(groups.begin(), groups.end()));
     for (const auto& [key, value] : s.transport_options) o.ctx.extra.emplace_back(key, value);
     return o;
 }

@@ -1,22 +1,30 @@
-// comet — runs the CoMet suite on a transport and writes the report.
+// comet — runs the CoMet suite on a transport and writes the report; compares two runs.
 //
 //   comet [--transport threads|mpi|ipsc860] [--nodes P] [--kernels echo,pairwise,...|all]
 //         [--sizes 0,8,100,4096,...] [--hops 1,2,...] [--reps N] [--out DIR]
+//   comet compare A B [--alpha 0.01] [--threshold 0.05]
 //
 // Prints the tables (with the fitted start-up and per-byte times and the other analyses) and,
-// with --out, writes DIR/results.json, DIR/results.csv, DIR/fits.csv, DIR/bandwidth.csv,
-// DIR/summary.txt and the plots in the spirit of the thesis' figures, DIR/plots/*.png.
-// Bad options exit with status 2 and a one-line reason. Here: the options; the launches are
-// launch_<transport>.cpp, the report report.hpp, and the kernels their descriptors
-// (comet/suite/builtin.hpp).
+// with --out, writes DIR/results.json, DIR/gbench.json (Google Benchmark's format),
+// DIR/results.csv, DIR/fits.csv, DIR/bandwidth.csv, DIR/summary.txt and the plots in the
+// spirit of the thesis' figures, DIR/plots/*.png. Bad options exit with status 2 and a
+// one-line reason. `comet compare` reads two results.json (or report folders) and prints each
+// shared point's change; it exits 1 when a point is slower in B, 0 otherwise, 2 on bad input.
+// Here: the options; the launches are launch_<transport>.cpp, the report and the comparison's
+// printing report.hpp, and the kernels their descriptors (comet/suite/builtin.hpp).
 #include "program.hpp"
 #include "report.hpp"
+
+#include <comet/report/json_read.hpp>
+#include <comet/stats/compare.hpp>
 
 #include <boost/program_options.hpp>
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <sstream>
@@ -45,6 +53,60 @@ long long integer(const std::string& option, const std::string& text, long long 
     return v;
 }
 
+/// Parses a whole decimal number for which `fits` holds; anything else is a usage error saying
+/// what `kind` of number was wanted.
+template <class Fits>
+double real(const std::string& option, const std::string& text, const char* kind, Fits fits) {
+    double v = 0.0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || !fits(v))
+        throw usage_error("--" + option + ": '" + text + "' is not " + kind);
+    return v;
+}
+
+/// comet compare A B [--alpha a] [--threshold t]: each run a results.json, or a report folder
+/// holding one. Returns the exit status: 1 when a point regressed, 0 otherwise; bad input
+/// throws (status 2).
+int compare(int argc, char** argv) {
+    po::options_description desc("comet compare A B: run B against run A (each a results.json or a report folder), point by point");
+    desc.add_options()("help,h", "show this help")(
+        "alpha", po::value<std::string>()->default_value("0.01"), "significance level of the two-sided Mann-Whitney U test")(
+        "threshold", po::value<std::string>()->default_value("0.05"),
+        "least relative change of a median that counts as slower or faster (0.05: 5%)");
+    po::options_description runs;
+    runs.add_options()("runs", po::value<std::vector<std::string>>());
+    po::options_description all;
+    all.add(desc).add(runs);
+    po::positional_options_description positional;
+    positional.add("runs", -1);
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc - 1, argv + 1).options(all).positional(positional).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw usage_error(std::string("compare: ") + e.what());
+    }
+    if (vm.count("help")) {
+        std::cout << "usage: comet compare A B [options]\n" << desc << '\n';
+        return 0;
+    }
+    const auto files = vm.count("runs") ? vm["runs"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    if (files.size() != 2)
+        throw usage_error("compare: give two runs, A and B (results.json files or report folders); got " + std::to_string(files.size()));
+    const comet::compare_options options{
+        .alpha = real("alpha", vm["alpha"].as<std::string>(), "a number between 0 and 1", [](double v) { return v > 0.0 && v < 1.0; }),
+        .threshold = real("threshold", vm["threshold"].as<std::string>(), "a number >= 0 (0.05 for 5%)", [](double v) { return v >= 0.0; })};
+    std::vector<std::string> paths;
+    std::vector<comet::results_file> read;
+    for (const auto& f : files) {
+        std::error_code ec;
+        paths.push_back(std::filesystem::is_directory(f, ec) ? (std::filesystem::path(f) / "results.json").string() : f);
+        read.push_back(comet::read_results_file(paths.back()));
+    }
+    const comet::run_comparison c = comet::compare_runs(read[0].results, read[1].results, options);
+    return comet_program::write_comparison(std::cout, c, paths[0], read[0], paths[1], read[1]) ? 1 : 0;
+}
+
 settings parse(int argc, char** argv) {
     po::options_description desc("comet: the CoMet benchmark suite");
     desc.add_options()("help,h", "show this help")(
@@ -71,7 +133,8 @@ settings parse(int argc, char** argv) {
         throw usage_error(e.what());
     }
     if (vm.count("help")) {
-        std::cout << "usage: comet [options]\n" << desc << '\n';
+        std::cout << "usage: comet [options]\n       comet compare A B [--alpha 0.01] [--threshold 0.05]   (comet compare --help)\n"
+                  << desc << '\n';
         std::exit(0);
     }
     settings s;
@@ -163,6 +226,14 @@ settings parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1 && std::string(argv[1]) == "compare") {
+        try {
+            return compare(argc, argv);
+        } catch (const std::exception& e) {  // 1 is a regression: every failure here is bad input
+            std::cerr << "comet: " << e.what() << '\n';
+            return 2;
+        }
+    }
     try {
         const settings s = parse(argc, argv);
         comet_program::outcome o = s.transport == "mpi"       ? comet_program::launch_mpi(s)

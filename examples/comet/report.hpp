@@ -1,15 +1,20 @@
 // The comet program's report: what main does once a launch has measured — the context of the
 // run, the analysis of every kernel's records by its descriptor, the summary on stdout and the
-// report folder (--out). A header, so that a test can put a kernel of its own through exactly
-// this (test/suite/test_descriptor.cpp).
+// report folder (--out) — and what `comet compare` prints of two runs. A header, so that a test
+// can put a kernel of its own through exactly this (test/suite/test_descriptor.cpp).
 #pragma once
 
 #include "program.hpp"
 
+#include <comet/report/gbench.hpp>
+#include <comet/report/json_read.hpp>
+#include <comet/stats/compare.hpp>
 #include <comet/suite/output.hpp>
 #include <comet/suite/suite.hpp>
 #include <comet/timing/clock.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <ostream>
 #include <span>
@@ -41,8 +46,7 @@ inline void write_report(const settings& s, outcome o, std::span<const comet::ke
         };
         r.ctx.extra.insert(r.ctx.extra.begin(), {{"clock", info.name},
                                                  {"clock_resolution", ns(info.resolution)},
-                                                 {"clock_call_cost", ns(info.call_cost)},
-                                                 {"cores", std::to_string(std::thread::hardware_concurrency())}});
+                                                 {"clock_call_cost", ns(info.call_cost)}});
     }
     if (const auto* sm = o.sampling ? &*o.sampling : s.suite.sampling ? &*s.suite.sampling : nullptr) {
         std::ostringstream os;
@@ -59,7 +63,13 @@ inline void write_report(const settings& s, outcome o, std::span<const comet::ke
     if (s.out.empty()) return;
     try {
         const comet::suite_files files = comet::write_suite_report(s.out, r, summary, kernels);
-        out << "wrote " << files.files.front().string() << " and the CSV files\n";
+        // Google Benchmark's format beside results.json, always: no option to remember, and
+        // any report folder can be fed to the tools written for that format (compare.py).
+        const std::filesystem::path gbench = std::filesystem::path(s.out) / "gbench.json";
+        std::ofstream g(gbench);
+        if (g) comet::write_gbench(g, r);
+        if (!g) throw comet::error("cannot write " + gbench.string());
+        out << "wrote " << files.files.front().string() << ", " << gbench.string() << " and the CSV files\n";
         for (const auto& f : files.plots.not_rendered) out << "note: plot " << f.name << " not rendered: " << f.reason << '\n';
         if (!files.plots.written.empty())
             out << "wrote " << files.plots.written.size() << " plots (" << files.plots.rendered.size() << " rendered) in "
@@ -67,6 +77,61 @@ inline void write_report(const settings& s, outcome o, std::span<const comet::ke
     } catch (const comet::error& e) {
         throw usage_error(std::string("--out: ") + e.what());
     }
+}
+
+/// One run's line in `comet compare`'s heading: "threads, 2 nodes, host vm, 2024-05-01T12:34:56Z".
+inline std::string run_text(const comet::context& c) {
+    std::string out = c.transport.empty() ? std::string("?") : c.transport;
+    out += ", " + std::to_string(c.nodes) + (c.nodes == 1 ? " node" : " nodes");
+    if (!c.host.empty()) out += ", host " + c.host;
+    if (!c.date.empty()) out += ", " + c.date;
+    return out;
+}
+
+/// What `comet compare` prints: the two runs and their writers' notes, a line per point both
+/// measured (medians in µs, change of B against A, the U test's p, the verdict), the summary,
+/// and the points only one run has. Returns whether a point regressed (exit status 1).
+inline bool write_comparison(std::ostream& out, const comet::run_comparison& c, const std::string& name_a, const comet::results_file& a,
+                             const std::string& name_b, const comet::results_file& b) {
+    using comet::detail::table::fixed;
+    using comet::detail::table::general;
+    const auto percent = [](double v) { return fixed(v * 100.0, 0); };
+    out << "A  " << name_a << "  (" << run_text(a.ctx) << ")\n"
+        << "B  " << name_b << "  (" << run_text(b.ctx) << ")\n";
+    // What each run's writer said about its machine: a loaded machine explains a change
+    // better than any code does.
+    for (const auto& n : a.notes) out << "note: A: " << n << '\n';
+    for (const auto& n : b.notes) out << "note: B: " << n << '\n';
+    out << "each point: B's samples against A's in a two-sided Mann-Whitney U test; slower or faster when p < "
+        << general(c.options.alpha) << " and the median moved by more than " << percent(c.options.threshold) << "%\n\n";
+    comet::detail::table::text_table t{
+        .headers = {"point", "n A", "n B", "median A[µs]", "median B[µs]", "change", "p", "verdict"},
+        .left = {true, false, false, false, false, false, false, true}};
+    for (const auto& p : c.points) {
+        std::string change = "-";
+        if (p.change) change = (*p.change >= 0 ? "+" : "") + fixed(*p.change * 100.0, 1) + "%";
+        t.rows.push_back({p.name, std::to_string(p.n_a), std::to_string(p.n_b), comet::detail::table::significant(p.median_a * 1e6),
+                          comet::detail::table::significant(p.median_b * 1e6), change, general(p.test.p),
+                          std::string(comet::to_string(p.verdict))});
+    }
+    t.write(out);
+    const std::size_t slower = c.count(comet::change_verdict::slower), faster = c.count(comet::change_verdict::faster);
+    const std::size_t same = c.points.size() - slower - faster;
+    const std::size_t small = c.significant() - slower - faster;  // significant, but within the threshold
+    out << '\n' << c.points.size() << (c.points.size() == 1 ? " point: " : " points: ") << slower << " slower, " << faster << " faster, "
+        << same << " same";
+    if (small) out << " (" << small << " of them a significant change within " << percent(c.options.threshold) << "%)";
+    out << '\n';
+    const auto list = [&](const char* what, const std::vector<std::string>& names) {
+        if (names.empty()) return;
+        out << names.size() << " point" << (names.size() == 1 ? "" : "s") << " only in " << what << ":";
+        for (const auto& n : names) out << ' ' << n;
+        out << '\n';
+    };
+    list("A", c.only_in_a);
+    list("B", c.only_in_b);
+    if (c.regressed()) out << "regression: " << slower << (slower == 1 ? " point is" : " points are") << " slower in B\n";
+    return c.regressed();
 }
 
 }  // namespace comet_program

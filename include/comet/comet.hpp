@@ -15,6 +15,7 @@
 #include <comet/algorithms/point_to_point.hpp>
 #include <comet/ops/ops.hpp>
 
+#include <comet/stats/compare.hpp>
 #include <comet/stats/fit.hpp>
 #include <comet/stats/growth.hpp>
 #include <comet/stats/record.hpp>
@@ -40,6 +41,7 @@
 
 #include <comet/analysis/contention.hpp>
 #include <comet/analysis/overlap.hpp>
+#include <comet/analysis/predict.hpp>
 #include <comet/analysis/thesis.hpp>
 
 #include <comet/suite/analyses.hpp>
@@ -51,7 +53,9 @@
 
 #include <comet/report/context.hpp>
 #include <comet/report/csv.hpp>
+#include <comet/report/gbench.hpp>
 #include <comet/report/json.hpp>
+#include <comet/report/json_read.hpp>
 #include <comet/report/gnuplot.hpp>
 #include <comet/report/plot.hpp>
 #include <comet/report/plot_model.hpp>

@@ -1,11 +1,16 @@
-// Tests of comet/kernels/transfer.hpp (through echo, the simplest kernel built on it): default
-// hop distances, the on_point hook, and every bad input.
+// Tests of comet/kernels/transfer.hpp (through echo, the simplest kernel built on it, and
+// pairwise): default hop distances, the on_point hook, the links an application names (one at a
+// time and all at once, on a stencil's neighbours), and every bad input.
 #include <comet/kernels/echo.hpp>
+#include <comet/kernels/exchange.hpp>
+#include <comet/topology/mesh.hpp>
 
 #include "support.hpp"
 
 #include <boost/test/unit_test.hpp>
 
+#include <array>
+#include <bit>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -61,6 +66,91 @@ BOOST_AUTO_TEST_CASE(a_shuffled_order_is_recorded_with_its_seed_and_the_records_
     BOOST_TEST(!rr[0].records.at(0).params.contains("seed"));
 }
 
+BOOST_AUTO_TEST_CASE(links_of_a_mesh_rank_skip_repeats_and_itself) {
+    using comet::kernels::link;
+    BOOST_TEST((comet::kernels::links_to(4, {1, 7, 3, 5}) == std::vector<link>{{4, 1}, {4, 7}, {4, 3}, {4, 5}}));
+    // Two rows high: top == bottom; one column wide: pred == succ == the rank itself.
+    BOOST_TEST((comet::kernels::links_to(0, {1, 1, 0, 0}) == std::vector<link>{{0, 1}}));
+}
+
+BOOST_AUTO_TEST_CASE(links_one_at_a_time_give_a_record_per_link_and_size_on_the_test_node) {
+    // A 3 x 3 torus: rank 4 and its four neighbours; the records come back to rank 0, which
+    // is not in any link.
+    auto cfg = quick;
+    cfg.sizes = {8, 100};
+    cfg.links = comet::kernels::links_to(4, {1, 7, 3, 5});
+    const auto r = run(9, [&](transport& t) { return comet::kernels::pairwise(t, cfg); });
+    for (int rank = 1; rank < 9; ++rank) BOOST_TEST(r[static_cast<std::size_t>(rank)].records.empty());
+    const auto& records = r[0].records;
+    BOOST_REQUIRE_EQUAL(records.size(), 4u * 2u);
+    std::size_t i = 0;
+    for (int to : {1, 7, 3, 5})
+        for (std::int64_t size : {8, 100}) {
+            const auto& rec = records[i++];
+            BOOST_TEST(*rec.params.integer("from") == 4);
+            BOOST_TEST(*rec.params.integer("to") == to);
+            BOOST_TEST(*rec.params.integer("size") == size);
+            BOOST_TEST(*rec.params.integer("hops") == std::popcount(static_cast<unsigned>(4 ^ to)));
+            BOOST_TEST(*rec.params.text("mode") == "one_at_a_time");
+            BOOST_TEST(*rec.params.text("reduction") == "from");
+            BOOST_TEST(*rec.params.text("form") == "send_recv");  // the threads transport buffers
+            BOOST_TEST(rec.samples.size() == 2u);
+            for (double x : rec.samples) BOOST_TEST(x > 0.0);
+        }
+}
+
+BOOST_AUTO_TEST_CASE(links_at_once_run_every_link_together_even_where_they_form_a_ring) {
+    // Every rank of a 3 x 3 torus with its succ: a ring of links through every rank, each rank
+    // the `from` of one and the `to` of another. Blocking echoes would wait on each other here;
+    // the concurrent mode must not.
+    auto cfg = quick;
+    cfg.sizes = {0, 64, 5000};
+    const auto mesh = comet::torus(3, 3);
+    for (int rank = 0; rank < 9; ++rank) cfg.links.push_back({rank, mesh.neighbours(rank).succ});
+    cfg.concurrent = true;
+    for (bool exchange : {false, true}) {
+        const auto r = run(9, [&](transport& t) {
+            return exchange ? comet::kernels::pairwise(t, cfg) : comet::kernels::echo(t, cfg);
+        });
+        const auto& records = r[0].records;
+        BOOST_REQUIRE_EQUAL(records.size(), 9u * 3u);
+        for (const auto& rec : records) {
+            BOOST_TEST(*rec.params.text("mode") == "concurrent");
+            BOOST_TEST(rec.samples.size() == 2u);
+            BOOST_TEST(rec.iterations == 20u);
+            BOOST_TEST(rec.stop == "fixed");
+            for (double x : rec.samples) BOOST_TEST(x > 0.0);
+        }
+        if (exchange) BOOST_TEST(*records[0].params.text("form") == "isend_irecv_wait_all");
+        BOOST_TEST(*records[3].params.integer("from") == 1);
+        BOOST_TEST(*records[3].params.integer("to") == 2);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(links_at_once_serve_every_link_in_every_iteration) {
+    // The center of a 3 x 3 torus and its four neighbours at once: per iteration the center
+    // posts one receive per link (the answers), each neighbour one (the request), rank 0 none.
+    auto cfg = quick;
+    cfg.sizes = {4096};
+    cfg.links = comet::kernels::links_to(4, {1, 7, 3, 5});
+    cfg.concurrent = true;
+    std::array<std::size_t, 9> receives{}, sends{};
+    run(9, [&](transport& t) {
+        kernel_counting::counting_transport<transport> c(t);
+        comet::kernels::echo(c, cfg);
+        receives[static_cast<std::size_t>(t.rank())] = c.c.irecvs;
+        sends[static_cast<std::size_t>(t.rank())] = c.c.isends;
+    });
+    BOOST_TEST(receives[1] > 0u);
+    for (std::size_t r : {1u, 3u, 5u, 7u}) {
+        BOOST_TEST(receives[r] == receives[1]);
+        BOOST_TEST(sends[r] == receives[1]);
+    }
+    BOOST_TEST(receives[4] == 4 * receives[1]);
+    BOOST_TEST(sends[4] == 4 * receives[1]);
+    BOOST_TEST(receives[0] == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(bad_inputs_name_the_value_and_rank) {
     const auto fails_with = [](int nodes, comet::kernels::transfer_config cfg, std::initializer_list<const char*> words) {
         BOOST_CHECK_EXCEPTION(run(nodes, [&](transport& t) { comet::kernels::echo(t, cfg); }), comet::invalid_argument,
@@ -91,6 +181,21 @@ BOOST_AUTO_TEST_CASE(bad_inputs_name_the_value_and_rank) {
     c = quick;
     c.tag = 40000;
     fails_with(2, c, {"tag 40000"});
+    // Links.
+    c = quick;
+    c.links = {{0, 1}};
+    c.hops = {1};
+    fails_with(2, c, {"rank 0", "echo: give links or hops, not both (1 links, 1 hop distances)"});
+    c.hops = {};
+    c.links = {{0, 2}};
+    fails_with(2, c, {"rank 0", "echo: link 0 -> 2: rank 2 is outside 0..1"});
+    c.links = {{1, 1}};
+    fails_with(2, c, {"echo: link 1 -> 1 joins a rank to itself"});
+    c.links = {{0, 1}, {2, 3}, {1, 0}};
+    fails_with(4, c, {"echo: link 1 -> 0 repeats link 0 -> 1"});
+    c.links = {};
+    c.concurrent = true;
+    fails_with(2, c, {"echo: concurrent needs links, and none are given"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

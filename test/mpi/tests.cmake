@@ -9,6 +9,7 @@
 #   mpi_rank_aborts        must end non-zero, naming the rank, instead of hanging
 #   mpi_cli_report_2/_4    `comet --transport mpi` writes results.json for the whole job
 #   mpi_cli_nodes_mismatch `--nodes 3` under 2 processes: a usage error, exit non-zero
+#   mpi_example_stencil_links  examples/04_stencil_links.cpp on 4 processes
 # All are labelled `mpi`, and each has a TIMEOUT so that a hang fails instead of blocking CI.
 
 add_executable(test_mpi ${CMAKE_CURRENT_LIST_DIR}/test_mpi.cpp)
@@ -105,6 +106,12 @@ if(COMET_BUILD_EXAMPLES)
       -DOUT=${out} -DNODES=${n}
       -P ${CMAKE_CURRENT_LIST_DIR}/expect_report.cmake)
   endforeach()
+  # The stencil example's links (one at a time and all at once) on a 2 x 2 mesh of processes.
+  comet_mpi_args(job 4 $<TARGET_FILE:example_04_stencil_links> mpi)
+  string(REPLACE ";" "," job "${job}")
+  comet_mpi_test(mpi_example_stencil_links 4 300 COMMAND ${CMAKE_COMMAND} "-DPROGRAM=${MPIEXEC_EXECUTABLE}" "-DARGS=${job}"
+    -DEXIT=0 "-DSTDOUT=MPI, 4 ranks .2 x 2 mesh.; rank [0-9] and its 2 neighbours.*one at a time.*all at once"
+    -P ${PROJECT_SOURCE_DIR}/cmake/expect.cmake)
   comet_mpi_args(job 2 $<TARGET_FILE:comet_cli> --transport mpi --nodes 3)
   string(REPLACE ";" "," job "${job}")
   comet_mpi_test(mpi_cli_nodes_mismatch 2 120 COMMAND ${CMAKE_COMMAND} "-DPROGRAM=${MPIEXEC_EXECUTABLE}" "-DARGS=${job}"

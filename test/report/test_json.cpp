@@ -5,6 +5,7 @@
 // median's interval comes with its coverage (null below 6 samples), and a flagged fit is written
 // as flagged: `"valid": false`, its flags, and null coefficients.
 #include <comet/report/json.hpp>
+#include <comet/stats/fit.hpp>
 
 #include <boost/test/unit_test.hpp>
 
@@ -311,7 +312,8 @@ BOOST_AUTO_TEST_CASE(output_is_valid_json_with_keys_in_schema_order) {
     BOOST_TEST(doc["transport"].str == "ipsc860");
     BOOST_TEST(doc["nodes"].raw == "16");
     BOOST_TEST(doc["context"].keys ==
-                   json_test::strings({"comet_version", "host", "date", "compiler", "command_line", "extra"}),
+                   json_test::strings({"comet_version", "host", "date", "compiler", "command_line", "build", "machine",
+                                       "mpi_library", "transport_capabilities", "notes", "extra"}),
                boost::test_tools::per_element());
     BOOST_TEST(doc["context"]["date"].str == "1993-06-01T12:00:00Z");
 
@@ -465,6 +467,21 @@ BOOST_AUTO_TEST_CASE(golden_output) {
     "date": "1993-06-01T12:00:00Z",
     "compiler": "gcc 12.2.0",
     "command_line": "comet --transport ipsc860",
+    "build": {"type": "", "optimized": null, "sanitizers": []},
+    "machine": {
+      "cpu_model": "",
+      "logical_cores": null,
+      "usable_cores": null,
+      "caches": [],
+      "governor": "",
+      "turbo": "",
+      "load_start": null,
+      "load_end": null,
+      "local_ranks": 0
+    },
+    "mpi_library": null,
+    "transport_capabilities": [],
+    "notes": [],
     "extra": {
       "machine": "ipsc860 d=1"
     }
@@ -658,6 +675,8 @@ BOOST_AUTO_TEST_CASE(make_context_fills_the_machine_facts) {
     BOOST_TEST(c.date[16] == ':');
     BOOST_TEST(c.date[19] == 'Z');
     BOOST_TEST(c.date.substr(0, 2) == "20");
+    BOOST_TEST(!c.build.type.empty());           // the build and the machine: test_context.cpp
+    BOOST_TEST(!c.machine.cpu_model.empty());
     BOOST_TEST(json_test::valid(json_test::to_json(comet::report{c, {}, {}, {}})));
 }
 

@@ -8,7 +8,7 @@
 #pragma once
 
 #include <comet/core/errors.hpp>
-#include <comet/stats/growth.hpp>
+#include <comet/stats/curves.hpp>
 #include <comet/stats/record.hpp>
 
 #include <algorithm>

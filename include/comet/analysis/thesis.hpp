@@ -16,8 +16,7 @@
 #include <comet/analysis/contention.hpp>
 #include <comet/analysis/overlap.hpp>
 #include <comet/stats/bandwidth.hpp>
-#include <comet/stats/fit.hpp>
-#include <comet/stats/growth.hpp>
+#include <comet/stats/fit_results.hpp>
 
 #include <algorithm>
 #include <cmath>

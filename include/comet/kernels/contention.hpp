@@ -23,7 +23,7 @@
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
 #include <comet/kernels/transfer.hpp>
-#include <comet/stats/fit.hpp>
+#include <comet/stats/bandwidth.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/timing/measure.hpp>
 #include <comet/timing/repeat.hpp>
@@ -298,37 +298,6 @@ void traffic_sink(T& t, const contention_nodes& n, int tag, mutable_bytes buffer
     }
 }
 
-/// One load's measurements as doubles, point after point: [samples n, iterations, stop,
-/// short_samples, n samples, n overheads], for the echoing node to send to the test node.
-inline std::vector<double> pack(const std::vector<sampled_point>& points) {
-    std::vector<double> v;
-    for (const auto& x : points) {
-        v.push_back(static_cast<double>(x.samples.size()));
-        v.push_back(static_cast<double>(x.iterations));
-        v.push_back(static_cast<double>(static_cast<int>(x.stop)));
-        v.push_back(x.short_samples ? 1.0 : 0.0);
-        v.insert(v.end(), x.samples.begin(), x.samples.end());
-        v.insert(v.end(), x.overheads.begin(), x.overheads.end());
-    }
-    return v;
-}
-
-inline std::vector<sampled_point> unpack(const std::vector<double>& v, std::size_t points) {
-    std::vector<sampled_point> out(points);
-    std::size_t at = 0;
-    for (auto& x : out) {
-        const auto n = static_cast<std::size_t>(v.at(at));
-        x.iterations = static_cast<std::size_t>(v.at(at + 1));
-        x.stop = static_cast<stop_reason>(static_cast<int>(v.at(at + 2)));
-        x.short_samples = v.at(at + 3) != 0.0;
-        at += 4;
-        x.samples.assign(v.begin() + static_cast<std::ptrdiff_t>(at), v.begin() + static_cast<std::ptrdiff_t>(at + n));
-        x.overheads.assign(v.begin() + static_cast<std::ptrdiff_t>(at + n), v.begin() + static_cast<std::ptrdiff_t>(at + 2 * n));
-        at += 2 * n;
-    }
-    return out;
-}
-
 }  // namespace detail::contention
 
 /// Echo with contention (CoMet thesis 3.3.6, figure 3.7): for every echo-pair hop distance and
@@ -397,7 +366,7 @@ result_set contention(T& t, const contention_config& cfg = {}) {
     std::vector<std::byte> echo_buffer(largest), cross_buffer(largest_cross);
     const int tag = cfg.tag;
     result_set out;
-    std::vector<double> block;  // one load's measurements, packed for the trip to the test node
+    std::vector<sampled_point> block;  // one load's measurements, on their way to the test node
 
     for (const contention_nodes& n : roles) {
         for (std::size_t l = 0; l < cfg.loads.size(); ++l) {
@@ -431,22 +400,12 @@ result_set contention(T& t, const contention_config& cfg = {}) {
                     });
                 if (timing) {
                     if (loaded) ops::send(t, n.traffic_source, tag, const_bytes{});  // stop
-                    block = detail::contention::pack(measured);
-                    if (cfg.test_node != me) {
-                        std::uint64_t length = block.size();
-                        ops::send(t, cfg.test_node, tag, std::as_bytes(std::span(&length, 1)));
-                        ops::send(t, cfg.test_node, tag, bytes_of(block));
-                    }
+                    block = forward_points(t, n.echo_node, cfg.test_node, tag, std::move(measured), cfg.sizes.size());
                 }
             }
             if (me == cfg.test_node) {
-                if (me != n.echo_node) {
-                    std::uint64_t length = 0;
-                    ops::recv(t, n.echo_node, tag, std::as_writable_bytes(std::span(&length, 1)));
-                    block.resize(length);
-                    ops::recv(t, n.echo_node, tag, writable_bytes_of(block));
-                }
-                auto measured = detail::contention::unpack(block, cfg.sizes.size());
+                if (me != n.echo_node) block = forward_points(t, n.echo_node, cfg.test_node, tag, {}, cfg.sizes.size());
+                auto& measured = block;
                 for (std::size_t i = 0; i < cfg.sizes.size(); ++i) {
                     record rec{"contention", params{}, {}};
                     rec.params.set("size", cfg.sizes[i])

@@ -12,7 +12,8 @@ using echo_config = transfer_config;
 /// Runs echo on every rank of `t`'s group and returns, on the test node, one record per
 /// (hops, size) with params {size, hops, nodes} and samples = one-way time in seconds (half a
 /// round trip, averaged over a sample's repeat loop of round trips, loop overhead
-/// subtracted). Other ranks return an empty set.
+/// subtracted). Other ranks return an empty set. With `cfg.links`, the links an application
+/// uses instead, one at a time or all at once (`transfer_config::links`, `concurrent`).
 /// @pre every rank calls echo with the same config.
 /// @code
 ///   comet::result_set r = comet::kernels::echo(t, {.sizes = {0, 8, 4096}, .hops = {1, 2}});
@@ -30,7 +31,8 @@ result_set echo(T& t, const echo_config& cfg = {}) {
         [&](int test_node, std::span<std::byte> message) {
             ops::recv(t, test_node, tag, message);
             ops::send(t, test_node, tag, message);
-        });
+        },
+        detail::concurrent_pattern::echo);
 }
 
 }  // namespace comet::kernels

@@ -15,7 +15,9 @@ using exchange_config = transfer_config;
 /// Runs the pairwise exchange on every rank of `t`'s group and returns, on the test node, one
 /// record per (hops, size) with params {size, hops, nodes, form} and samples = the time of one
 /// exchange in seconds (averaged over a sample's repeat loop of exchanges, loop overhead
-/// subtracted). Other ranks return an empty set.
+/// subtracted). Other ranks return an empty set. With `cfg.links`, the links an application
+/// uses instead, one at a time or all at once (`transfer_config::links`, `concurrent`; all at
+/// once, every exchange is nonblocking: `form` "isend_irecv_wait_all").
 /// @pre every rank calls pairwise with the same config.
 /// @code
 ///   comet::result_set r = comet::kernels::pairwise(t, {.sizes = {8, 1024}});
@@ -29,7 +31,8 @@ result_set pairwise(T& t, const exchange_config& cfg = {}) {
         const mutable_bytes in = swap_needs_two_buffers<T>() ? mutable_bytes(incoming.data(), message.size()) : message;
         swap(t, peer, message, peer, in, tag);
     };
-    return detail::transfer_points(t, cfg, "pairwise", 1.0, step, step, {{"form", std::string(to_string(swap_form_of<T>()))}});
+    return detail::transfer_points(t, cfg, "pairwise", 1.0, step, step, detail::concurrent_pattern::exchange,
+                                   {{"form", std::string(to_string(swap_form_of<T>()))}});
 }
 
 }  // namespace comet::kernels

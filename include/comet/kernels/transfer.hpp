@@ -14,8 +14,10 @@
 #include <comet/topology/hypercube.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -32,6 +34,24 @@ inline std::vector<std::size_t> default_message_sizes() {
             384,  512,  768,  1024, 1536, 2048, 2560, 3072, 3584, 4096, 4608, 5120, 6144, 7168, 8192};
 }
 
+/// One link an application uses: rank `from` times, rank `to` answers (echo) or exchanges with
+/// it (pairwise). For a stencil code: a rank and one of its mesh neighbours.
+struct link {
+    int from = 0;
+    int to = 0;
+    friend bool operator==(const link&, const link&) = default;
+};
+
+/// The links from `rank` to each of its four mesh neighbours (top, bottom, pred, succ of
+/// `processor_mesh::neighbours`, or any four ranks), without repeats: in a mesh two rows high
+/// `top` and `bottom` are one rank, and a rank is no link to itself.
+inline std::vector<link> links_to(int rank, std::initializer_list<int> neighbours) {
+    std::vector<link> out;
+    for (int n : neighbours)
+        if (n != rank && std::find(out.begin(), out.end(), link{rank, n}) == out.end()) out.push_back({rank, n});
+    return out;
+}
+
 /// Configuration of echo and pairwise exchange. All ranks pass the same values (@pre).
 struct transfer_config {
     /// Message sizes in bytes, measured in this order.
@@ -39,8 +59,21 @@ struct transfer_config {
     /// Hop distances from the test node (the partner is `hop_node(test_node, h)`, the thesis'
     /// figure 4.2). Empty: every distance 1, 2, ... the group size allows.
     std::vector<int> hops = {};
-    /// The rank that times (the thesis measures on one designated node: clocks need not agree).
+    /// The rank that times (the thesis measures on one designated node: clocks need not agree)
+    /// and, with `links`, the rank that returns every link's records.
     int test_node = 0;
+    /// The links an application uses, measured instead of the test node and its hypercube
+    /// partners (`hops` must then be empty). Each link's `from` rank times it; its records carry
+    /// params `from`, `to` and `hops` (the two ranks' distance in the hypercube numbering,
+    /// popcount(from ^ to): the iPSC/860's links; elsewhere just a label). No link may join a
+    /// rank to itself or repeat another (in either direction).
+    std::vector<link> links = {};
+    /// With `links`: measure every link at once, each `from` rank timing its own (the pattern of
+    /// a halo exchange, and of osu_mbw_mr), instead of one link at a time while the others
+    /// wait. A rank in several links serves them all in each iteration, by nonblocking
+    /// operations; records carry `mode` = "concurrent" (else "one_at_a_time"). The sampling
+    /// engine's stop rule watches the first link; every link gets as many samples.
+    bool concurrent = false;
     /// How each point is sampled (timing/measure.hpp): iterations per sample calibrated to the
     /// clock, at least 15 samples, interleaved over the points. The thesis' fixed loops are
     /// `comet::fixed_sampling(samples, 1000)`.
@@ -68,8 +101,9 @@ inline std::size_t largest_size(const transfer_config& cfg) {
 
 namespace detail {
 
-/// Checks `cfg` on the calling rank and returns the hop distances to measure. Every rank
-/// checks the same config, so a bad value fails on every rank with the same message.
+/// Checks `cfg` on the calling rank and returns the hop distances to measure (none when it
+/// gives links). Every rank checks the same config, so a bad value fails on every rank with the
+/// same message.
 template <transport T>
 std::vector<int> transfer_hops(const T& t, const transfer_config& cfg, std::string_view kernel) {
     const int p = t.size();
@@ -81,6 +115,25 @@ std::vector<int> transfer_hops(const T& t, const transfer_config& cfg, std::stri
     for (std::size_t n : cfg.sizes)
         if (n > max_message_size)
             raise<invalid_argument>(t.rank(), kernel, ": message size ", n, " exceeds the ", max_message_size, "-byte limit");
+    if (!cfg.links.empty()) {
+        if (!cfg.hops.empty())
+            raise<invalid_argument>(t.rank(), kernel, ": give links or hops, not both (", cfg.links.size(), " links, ",
+                                    cfg.hops.size(), " hop distances)");
+        for (std::size_t i = 0; i < cfg.links.size(); ++i) {
+            const link& l = cfg.links[i];
+            for (int r : {l.from, l.to})
+                if (r < 0 || r >= p)
+                    raise<invalid_argument>(t.rank(), kernel, ": link ", l.from, " -> ", l.to, ": rank ", r, " is outside 0..", p - 1);
+            if (l.from == l.to) raise<invalid_argument>(t.rank(), kernel, ": link ", l.from, " -> ", l.to, " joins a rank to itself");
+            for (std::size_t j = 0; j < i; ++j)
+                if ((cfg.links[j].from == l.from && cfg.links[j].to == l.to) ||
+                    (cfg.links[j].from == l.to && cfg.links[j].to == l.from))
+                    raise<invalid_argument>(t.rank(), kernel, ": link ", l.from, " -> ", l.to, " repeats link ",
+                                            cfg.links[j].from, " -> ", cfg.links[j].to);
+        }
+        return {};
+    }
+    if (cfg.concurrent) raise<invalid_argument>(t.rank(), kernel, ": concurrent needs links, and none are given");
     const std::vector<int> hops = cfg.hops.empty() ? default_hops(cfg.test_node, p) : cfg.hops;
     for (int h : hops) {
         if (h < 0) raise<invalid_argument>(t.rank(), kernel, ": hop distance ", h, " is negative");
@@ -93,15 +146,168 @@ std::vector<int> transfer_hops(const T& t, const transfer_config& cfg, std::stri
     return hops;
 }
 
+/// What a rank does in one iteration of the concurrent mode: echo's round trips, or pairwise
+/// exchanges, with every link it is in.
+enum class concurrent_pattern : unsigned char { echo, exchange };
+
+/// A record of `kernel` at `size` over `hops`, with what the sampling engine measured.
+inline record transfer_record(std::string_view kernel, std::size_t size, int hops, int nodes, const params& extra,
+                              sampled_point&& measured, const transfer_config& cfg, double scale) {
+    record rec{std::string(kernel), params{}, {}};
+    rec.params.set("size", size).set("hops", hops).set("nodes", nodes);
+    for (const auto& [name, value] : extra) rec.params.set(name, value);
+    fill_record(rec, std::move(measured), cfg.sampling, sample_reduction::decider, scale);
+    return rec;
+}
+
+/// The hypercube distance of a link (see `transfer_config::links`).
+inline int link_hops(const link& l) noexcept { return std::popcount(static_cast<unsigned>(l.from ^ l.to)); }
+
+/// `cfg.links`, one at a time: all ranks meet in a barrier, then the link's `from` rank times
+/// repeat loops of `step(to, message)` while `to` runs `mirror(from, message)` as often, and
+/// `from` hands its measurements to the test node.
+template <transport T, class Step, class Mirror>
+result_set links_one_at_a_time(T& t, const transfer_config& cfg, std::string_view kernel, double scale, Step& step,
+                               Mirror& mirror, const params& extra) {
+    const int me = t.rank();
+    std::vector<std::byte> buffer(largest_size(cfg));
+    result_set out;
+    for (const link& l : cfg.links) {
+        ops::barrier(t);  // the link before this one is done: this one has the machine to itself
+        std::vector<sampled_point> measured;
+        if (me == l.from || me == l.to) {
+            const int ranks[2] = {l.from, l.to};
+            measured = sample_points(t, cfg.sizes.size(), cfg.sampling, l.from, std::span<const int>(ranks),
+                                     sample_reduction::decider,
+                                     [&](std::size_t p, std::size_t iterations) -> std::optional<repeat_result> {
+                                         const std::span<std::byte> message(buffer.data(), cfg.sizes[p]);
+                                         if (me == l.from) return repeat(t, iterations, [&] { step(l.to, message); });
+                                         for (std::size_t i = 0; i < iterations; ++i) mirror(l.from, message);
+                                         return std::nullopt;
+                                     });
+        }
+        measured = forward_points(t, l.from, cfg.test_node, cfg.tag, std::move(measured), cfg.sizes.size());
+        if (me != cfg.test_node) continue;
+        for (std::size_t p = 0; p < cfg.sizes.size(); ++p) {
+            params x = extra;
+            x.set("from", l.from).set("to", l.to).set("mode", "one_at_a_time");
+            out.records.push_back(
+                transfer_record(kernel, cfg.sizes[p], link_hops(l), t.size(), x, std::move(measured[p]), cfg, scale));
+            out.records.back().params.set("reduction", "from");  // the link's `from` rank timed
+            if (cfg.on_point) cfg.on_point(out.records.back());
+        }
+    }
+    return out;
+}
+
+/// `cfg.links`, all at once: in every iteration each rank serves every link it is in, by
+/// nonblocking operations (so that a rank in several links, or a ring of links, cannot
+/// deadlock), and every link's `from` rank times its own loop; the measurements then go to the
+/// test node.
+/// - echo: post a receive for each link's request that comes in; for each link going out, post
+///   the reply's receive and send the request; answer each request as it arrives; wait for all.
+/// - exchange: for each link, post the receive and the send; wait for all.
+template <transport T>
+result_set links_at_once(T& t, const transfer_config& cfg, std::string_view kernel, double scale,
+                         concurrent_pattern pattern, const params& extra) {
+    const int me = t.rank();
+    const std::size_t largest = largest_size(cfg);
+    std::vector<int> out_peers, in_peers, ranks;
+    for (const link& l : cfg.links) {
+        if (l.from == me) out_peers.push_back(l.to);
+        if (l.to == me) in_peers.push_back(l.from);
+        for (int r : {l.from, l.to})
+            if (std::find(ranks.begin(), ranks.end(), r) == ranks.end()) ranks.push_back(r);
+    }
+    // Per link a buffer for each direction: a message in flight is never read and written at
+    // once (echo answers an incoming request from the buffer it arrived in, once it is in).
+    const auto buffers = [&](std::size_t count) { return std::vector<std::vector<std::byte>>(count, std::vector<std::byte>(largest)); };
+    auto outgoing = buffers(out_peers.size()), answers = buffers(out_peers.size()), incoming = buffers(in_peers.size()),
+         returning = buffers(pattern == concurrent_pattern::exchange ? in_peers.size() : 0);
+    std::vector<typename T::request> requests, pending(in_peers.size());
+    requests.reserve(2 * (out_peers.size() + in_peers.size()));
+    const int tag = cfg.tag;
+    const auto iteration = [&](std::size_t n) {
+        requests.clear();
+        if (pattern == concurrent_pattern::echo) {
+            for (std::size_t k = 0; k < in_peers.size(); ++k) pending[k] = t.irecv(in_peers[k], tag, mutable_bytes(incoming[k].data(), n));
+            for (std::size_t j = 0; j < out_peers.size(); ++j) {
+                requests.push_back(t.irecv(out_peers[j], tag, mutable_bytes(answers[j].data(), n)));
+                requests.push_back(t.isend(out_peers[j], tag, const_bytes(outgoing[j].data(), n)));
+            }
+            for (std::size_t k = 0; k < in_peers.size(); ++k) {
+                ops::wait(t, pending[k]);
+                requests.push_back(t.isend(in_peers[k], tag, const_bytes(incoming[k].data(), n)));
+            }
+        } else {
+            for (std::size_t j = 0; j < out_peers.size(); ++j) {
+                requests.push_back(t.irecv(out_peers[j], tag, mutable_bytes(answers[j].data(), n)));
+                requests.push_back(t.isend(out_peers[j], tag, const_bytes(outgoing[j].data(), n)));
+            }
+            for (std::size_t k = 0; k < in_peers.size(); ++k) {
+                requests.push_back(t.irecv(in_peers[k], tag, mutable_bytes(incoming[k].data(), n)));
+                requests.push_back(t.isend(in_peers[k], tag, const_bytes(returning[k].data(), n)));
+            }
+        }
+        ops::wait_all(t, std::span<typename T::request>(requests));
+    };
+
+    const int decider = cfg.links.front().from;
+    ops::barrier(t);
+    std::vector<sampled_point> measured;
+    if (std::find(ranks.begin(), ranks.end(), me) != ranks.end())
+        measured = sample_points(t, cfg.sizes.size(), cfg.sampling, decider, std::span<const int>(ranks),
+                                 sample_reduction::decider,
+                                 [&](std::size_t p, std::size_t iterations) -> std::optional<repeat_result> {
+                                     if (!out_peers.empty()) return repeat(t, iterations, [&] { iteration(cfg.sizes[p]); });
+                                     for (std::size_t i = 0; i < iterations; ++i) iteration(cfg.sizes[p]);
+                                     return std::nullopt;
+                                 });
+    // Every timing rank's measurements to the test node, the decider's first (its stop reasons
+    // are every link's).
+    std::vector<int> timers{decider};
+    for (const link& l : cfg.links)
+        if (std::find(timers.begin(), timers.end(), l.from) == timers.end()) timers.push_back(l.from);
+    std::vector<std::vector<sampled_point>> by_timer;
+    for (int r : timers) {
+        auto got = forward_points(t, r, cfg.test_node, tag, r == me ? measured : std::vector<sampled_point>{}, cfg.sizes.size());
+        if (me == cfg.test_node) by_timer.push_back(std::move(got));
+    }
+    result_set out;
+    if (me == cfg.test_node)
+        for (const link& l : cfg.links) {
+            const auto at = static_cast<std::size_t>(std::find(timers.begin(), timers.end(), l.from) - timers.begin());
+            for (std::size_t p = 0; p < cfg.sizes.size(); ++p) {
+                sampled_point x = by_timer[at][p];
+                x.stop = by_timer[0][p].stop;
+                params e = extra;
+                e.set("from", l.from).set("to", l.to).set("mode", "concurrent");
+                if (pattern == concurrent_pattern::exchange) e.set("form", "isend_irecv_wait_all");
+                out.records.push_back(transfer_record(kernel, cfg.sizes[p], link_hops(l), t.size(), e, std::move(x), cfg, scale));
+                out.records.back().params.set("reduction", "from");
+                if (cfg.on_point) cfg.on_point(out.records.back());
+            }
+        }
+    ops::barrier(t);
+    return out;
+}
+
 /// The points of echo and pairwise exchange, measured by the sampling engine: for every hop
 /// distance and size, the test node times repeat loops of `step(partner, message)` while the
 /// partner runs `mirror(test_node, message)` as often; each sample, times `scale`, is the
 /// test node's time per iteration. Ranks that are no test node's partner wait at the closing
-/// barrier. Returns the records on the test node, nothing elsewhere; each carries `extra`.
+/// barrier. With `cfg.links`, the links instead (`links_one_at_a_time`, or `links_at_once` in
+/// `pattern`). Returns the records on the test node, nothing elsewhere; each carries `extra`.
 template <transport T, class Step, class Mirror>
 result_set transfer_points(T& t, const transfer_config& cfg, std::string_view kernel, double scale, Step&& step,
-                           Mirror&& mirror, const params& extra = {}) {
+                           Mirror&& mirror, concurrent_pattern pattern, const params& extra = {}) {
     const std::vector<int> hops = transfer_hops(t, cfg, kernel);
+    if (!cfg.links.empty()) {
+        if (cfg.concurrent) return links_at_once(t, cfg, kernel, scale, pattern, extra);
+        result_set out = links_one_at_a_time(t, cfg, kernel, scale, step, mirror, extra);
+        ops::barrier(t);
+        return out;
+    }
     std::vector<std::byte> buffer(largest_size(cfg));
     struct point {
         int hops, partner;
@@ -130,12 +336,9 @@ result_set transfer_points(T& t, const transfer_config& cfg, std::string_view ke
                                       });
         if (me == cfg.test_node)
             for (std::size_t p = 0; p < points.size(); ++p) {
-                record rec{std::string(kernel), params{}, {}};
-                rec.params.set("size", points[p].size).set("hops", points[p].hops).set("nodes", t.size());
-                for (const auto& [name, value] : extra) rec.params.set(name, value);
-                fill_record(rec, std::move(measured[p]), cfg.sampling, sample_reduction::decider, scale);
-                if (cfg.on_point) cfg.on_point(rec);
-                out.records.push_back(std::move(rec));
+                out.records.push_back(transfer_record(kernel, points[p].size, points[p].hops, t.size(), extra,
+                                                      std::move(measured[p]), cfg, scale));
+                if (cfg.on_point) cfg.on_point(out.records.back());
             }
     }
     ops::barrier(t);

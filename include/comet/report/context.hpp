@@ -1,14 +1,33 @@
 // comet/report/context.hpp — where and how a set of results was measured: transport, node
-// count, comet version, host, date, compiler and command line, plus free key/value pairs.
+// count, comet version, host, date, compiler and command line; the build (release or debug,
+// sanitizers); the machine (CPU model, cores, caches, frequency governor and turbo, load
+// average at the start and the end of the run); the MPI library; what the transport offers;
+// and the notes a reader must see before trusting a time (a loaded machine, frequency scaling,
+// a debug or sanitizer build). Plus free key/value pairs.
 //
 // Every reporter writes it next to the results (google/benchmark's "context" object), because
-// a number without the machine and build that produced it cannot be compared with anything.
-// Filled once, by the program that runs the suite; kernels never see it.
+// a number without the machine and build that produced it cannot be compared with anything: a
+// latency that swings 100× between two runs is explained by a load average of 5 on 2 cores,
+// and only if the report kept it. Filled once, by the program that runs the suite; kernels
+// never see it. Reading the machine is split from judging it: `read_machine()` takes the raw
+// readings, `context_notes()` turns readings into notes, so the judgement can be tested on any
+// readings. Deliberately not here: anything MPI (the MPI launcher fills `mpi_library`, so this
+// header includes no MPI), and any measurement of the clock (timing/clock.hpp).
 #pragma once
 
+#include <comet/core/concepts.hpp>
+#include <comet/ops/ops.hpp>
+
+#include <algorithm>
 #include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <fstream>
+#include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -16,8 +35,64 @@
 #include <unistd.h>
 #define COMET_HAS_GETHOSTNAME 1
 #endif
+#if defined(__unix__) || defined(__APPLE__)  // getloadavg in <cstdlib>: glibc, the BSDs, macOS
+#define COMET_HAS_GETLOADAVG 1
+#endif
+#if defined(__linux__) && __has_include(<sched.h>)
+#include <sched.h>  // sched_getaffinity, CPU_COUNT (glibc; g++ defines _GNU_SOURCE)
+#define COMET_HAS_SCHED_GETAFFINITY 1
+#endif
+#if defined(__has_feature)  // clang; gcc from 14
+#define COMET_DETAIL_HAS_FEATURE(x) __has_feature(x)
+#else
+#define COMET_DETAIL_HAS_FEATURE(x) 0
+#endif
 
 namespace comet {
+
+/// One level of the CPU's cache, as /sys/devices/system/cpu/cpu0/cache/index*/ reports it.
+struct cache_info {
+    int level = 0;              ///< 1, 2, 3, ...
+    std::string type;           ///< "Data", "Instruction" or "Unified"
+    std::uint64_t size = 0;     ///< bytes
+    friend bool operator==(const cache_info&, const cache_info&) = default;
+};
+
+/// The system's load average (getloadavg): runnable tasks, averaged exponentially over 1, 5
+/// and 15 minutes. Linux samples it every 5 s, so a burst of work shows in `one` after some
+/// seconds, not at once.
+struct load_average {
+    double one = 0.0;
+    double five = 0.0;
+    double fifteen = 0.0;
+};
+
+/// The machine as read from the operating system, raw: no judgement here (see
+/// `context_notes`). Empty strings, zero counts and empty optionals mean "not recorded" (a
+/// hand-made context, or a simulation's, whose results do not depend on the host); a value
+/// that was looked for and could not be read is "unknown".
+struct machine_readings {
+    std::string cpu_model;          ///< /proc/cpuinfo "model name"
+    int logical_cores = 0;          ///< std::thread::hardware_concurrency(): CPUs online
+    int usable_cores = 0;           ///< CPUs this process may run on (sched_getaffinity)
+    std::vector<cache_info> caches;  ///< cpu0's caches, lowest level first
+    std::string governor;           ///< cpu0's cpufreq scaling_governor ("performance", "powersave", ...)
+    std::string turbo;              ///< "on", "off" (intel_pstate/no_turbo or cpufreq/boost), or "unknown"
+    std::optional<load_average> load_start;  ///< when the context was made
+    std::optional<load_average> load_end;    ///< when the program said the run ended
+    /// Busy ranks of the run itself on this machine when `load_end` was read: they count in
+    /// it, and are not "other work".
+    int local_ranks = 0;
+};
+
+/// How the code that made the context was compiled (the translation unit that called
+/// make_context: with a header-only library, that is the program's build). A program whose
+/// translation units differ in NDEBUG or optimisation gets one of them.
+struct build_info {
+    std::string type;               ///< "release" (NDEBUG defined) or "debug"; empty: not recorded
+    std::optional<bool> optimized;  ///< compiled with optimisation (__OPTIMIZE__); empty: not known
+    std::vector<std::string> sanitizers;  ///< "address", "thread", "memory", "hwaddress", "undefined" (clang only)
+};
 
 /// The circumstances of one run.
 struct context {
@@ -31,7 +106,20 @@ struct context {
     /// Anything else worth keeping with the results (e.g. {"machine", "ipsc860 d=4"}), in order.
     /// Names should be unique; the JSON reporter keeps the last value of a repeated name.
     std::vector<std::pair<std::string, std::string>> extra;
+    build_info build;           ///< release or debug, sanitizers
+    machine_readings machine;   ///< the machine that wrote the report, and its load
+    std::string mpi_library;    ///< MPI_Get_library_version's first line; empty when not on MPI
+    /// What the transport type offers beyond the point-to-point core (`describe_capabilities`).
+    std::vector<std::string> transport_capabilities;
 };
+
+/// The load average per core of the machine above which a run is flagged as sharing it. At
+/// 0.75, three quarters of every core's time is wanted by other work on average, so a rank
+/// that wants a core for itself (the threads transport's spinning ranks, an MPI process
+/// polling) is likely to be descheduled for whole time slices — milliseconds against
+/// microsecond latencies: the 100× swings. Lower would flag the background a desktop always
+/// has; at 1.0 a machine is already oversubscribed before it is flagged.
+inline constexpr double loaded_per_core = 0.75;
 
 namespace detail {
 
@@ -71,12 +159,243 @@ inline std::string compiler_id() {
 #endif
 }
 
+inline std::string trimmed(std::string s) {
+    const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    while (!s.empty() && blank(s.back())) s.pop_back();
+    std::size_t i = 0;
+    while (i < s.size() && blank(s[i])) ++i;
+    return s.substr(i);
+}
+
+/// The first line of a (sysfs) file, trimmed; empty when it cannot be read.
+inline std::optional<std::string> first_line(const std::string& path) {
+    std::ifstream f(path);
+    std::string line;
+    if (!f || !std::getline(f, line)) return std::nullopt;
+    return trimmed(line);
+}
+
+/// "48K" → 49152, "2048K", "30M", "1G"; 0 when it is not that form.
+inline std::uint64_t cache_size_bytes(const std::string& text) {
+    std::uint64_t n = 0;
+    std::size_t i = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) n = n * 10 + static_cast<std::uint64_t>(text[i] - '0');
+    if (i == 0) return 0;
+    const std::string unit = text.substr(i);
+    if (unit.empty()) return n;
+    if (unit == "K") return n << 10;
+    if (unit == "M") return n << 20;
+    if (unit == "G") return n << 30;
+    return 0;
+}
+
+inline std::string cpu_model() {
+    std::ifstream f("/proc/cpuinfo");
+    for (std::string line; std::getline(f, line);) {
+        const auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        if (trimmed(line.substr(0, colon)) == "model name") return trimmed(line.substr(colon + 1));
+    }
+    return "unknown";  // no /proc (not Linux), or an architecture whose cpuinfo names no model
+}
+
+inline std::vector<cache_info> caches() {
+    std::vector<cache_info> out;
+    for (int i = 0;; ++i) {  // index0, index1, ... without gaps
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+        const auto level = first_line(dir + "level");
+        if (!level) break;
+        cache_info c;
+        c.level = std::atoi(level->c_str());
+        c.type = first_line(dir + "type").value_or("unknown");
+        c.size = cache_size_bytes(first_line(dir + "size").value_or(""));
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+/// "on", "off" or "unknown": intel_pstate's no_turbo (1 = turbo off), else acpi-cpufreq's
+/// boost (1 = on). A virtual machine usually shows neither: the host decides, unseen.
+inline std::string turbo() {
+    if (const auto no_turbo = first_line("/sys/devices/system/cpu/intel_pstate/no_turbo"))
+        return *no_turbo == "1" ? "off" : *no_turbo == "0" ? "on" : "unknown";
+    if (const auto boost = first_line("/sys/devices/system/cpu/cpufreq/boost"))
+        return *boost == "1" ? "on" : *boost == "0" ? "off" : "unknown";
+    return "unknown";
+}
+
+inline int usable_cores() {
+#ifdef COMET_HAS_SCHED_GETAFFINITY
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+#endif
+    return 0;
+}
+
+inline std::string fixed2(double v) {
+    std::array<char, 32> buf{};
+    const int n = std::snprintf(buf.data(), buf.size(), "%.2f", v);
+    return std::string(buf.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
+}
+
 }  // namespace detail
 
-/// A context for a run on `transport` with `nodes` ranks, with host, date (now, UTC), compiler
-/// and comet version filled in. The caller adds `command_line` and `extra`.
+/// The load average now; empty where the system has no getloadavg or it fails.
+inline std::optional<load_average> read_load_average() {
+#ifdef COMET_HAS_GETLOADAVG
+    std::array<double, 3> l{};
+    if (::getloadavg(l.data(), 3) == 3) return load_average{l[0], l[1], l[2]};
+#endif
+    return std::nullopt;
+}
+
+/// This machine as the operating system shows it (Linux's /proc and /sys; elsewhere most
+/// fields read "unknown"), with the load average now as `load_start`. Reads a few small
+/// files: call it once, outside any timed region.
+inline machine_readings read_machine() {
+    machine_readings m;
+    m.cpu_model = detail::cpu_model();
+    m.logical_cores = static_cast<int>(std::thread::hardware_concurrency());
+    m.usable_cores = detail::usable_cores();
+    if (m.usable_cores == 0) m.usable_cores = m.logical_cores;  // no affinity call: all of them, as far as we know
+    m.caches = detail::caches();
+    m.governor = detail::first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").value_or("unknown");
+    if (m.governor.empty()) m.governor = "unknown";
+    m.turbo = detail::turbo();
+    m.load_start = read_load_average();
+    return m;
+}
+
+/// The build of the translation unit that calls it (see build_info).
+inline build_info this_build() {
+    build_info b;
+#ifdef NDEBUG
+    b.type = "release";
+#else
+    b.type = "debug";
+#endif
+#if defined(__OPTIMIZE__)
+    b.optimized = true;
+#elif defined(__GNUC__)  // gcc and clang define __OPTIMIZE__ at -O1 and above
+    b.optimized = false;
+#endif
+#if defined(__SANITIZE_ADDRESS__) || COMET_DETAIL_HAS_FEATURE(address_sanitizer)
+    b.sanitizers.emplace_back("address");
+#endif
+#if defined(__SANITIZE_HWADDRESS__) || COMET_DETAIL_HAS_FEATURE(hwaddress_sanitizer)
+    b.sanitizers.emplace_back("hwaddress");
+#endif
+#if defined(__SANITIZE_THREAD__) || COMET_DETAIL_HAS_FEATURE(thread_sanitizer)
+    b.sanitizers.emplace_back("thread");
+#endif
+#if COMET_DETAIL_HAS_FEATURE(memory_sanitizer)
+    b.sanitizers.emplace_back("memory");
+#endif
+#if COMET_DETAIL_HAS_FEATURE(undefined_behavior_sanitizer)  // gcc says nothing of -fsanitize=undefined
+    b.sanitizers.emplace_back("undefined");
+#endif
+    return b;
+}
+
+/// What transport type `T` offers beyond the eight-member core: its optional capabilities by
+/// the names of their members ("ssend", "rsend", "bsend", "sendrecv",
+/// "nonblocking_collectives", "progress"), then "native <op>" for each operation of
+/// comet/ops/ it implements itself. An operation not named runs comet's portable algorithm
+/// over the core, so a reader knows whose barrier a barrier time is.
+/// @code  ctx.transport_capabilities = comet::describe_capabilities<comet::threads::transport>();  @endcode
+template <transport T>
+std::vector<std::string> describe_capabilities() {
+    std::vector<std::string> out;
+    const capabilities c = capabilities_of<T>();
+    for (const auto& [has, name] : {std::pair{c.synchronous_send, "ssend"}, std::pair{c.ready_send, "rsend"},
+                                    std::pair{c.buffered_send, "bsend"}, std::pair{c.sendrecv, "sendrecv"},
+                                    std::pair{c.nonblocking_collectives, "nonblocking_collectives"},
+                                    std::pair{c.progress, "progress"}})
+        if (has) out.emplace_back(name);
+    using ops::implementation;
+    const std::pair<implementation, const char*> native[] = {
+        {ops::send_fn::implementation_for<T>(), "send"},
+        {ops::recv_fn::implementation_for<T>(), "recv"},
+        {ops::wait_fn::implementation_for<T>(), "wait"},
+        {ops::wait_all_fn::implementation_for<T>(), "wait_all"},
+        {ops::barrier_fn::implementation_for<T>(), "barrier"},
+        {ops::broadcast_fn::implementation_for<T>(), "broadcast"},
+        {ops::allreduce_sum_fn::implementation_for<T>(), "allreduce_sum"},
+        {ops::allreduce_max_fn::implementation_for<T>(), "allreduce_max"},
+        {ops::allreduce_min_fn::implementation_for<T>(), "allreduce_min"},
+        {ops::gather_fn::implementation_for<T>(), "gather"},
+        {ops::compute_fn::implementation_for<T>(), "compute"},
+        {ops::clock_is_global_fn::implementation_for<T>(), "clock_is_global"},
+        {ops::abort_fn::implementation_for<T>(), "abort"},
+    };
+    for (const auto& [how, op] : native)
+        if (how == implementation::native) out.push_back(std::string("native ") + op);
+    return out;
+}
+
+/// What a reader must know before trusting the times, judged from the readings alone (so any
+/// readings can be tested): the load average above `loaded_per_core` × the machine's cores at
+/// the start, or at the end once the run's own `local_ranks` are taken out of it; a frequency
+/// governor other than "performance"; turbo on; sanitizers; a debug or unoptimised build.
+/// Nothing is said of what was not read ("unknown" or not recorded).
+inline std::vector<std::string> context_notes(const machine_readings& m, const build_info& b) {
+    std::vector<std::string> notes;
+    // The load average is the whole machine's, so it is held against the machine's cores, not
+    // against the few this process may be bound to (MPI binds each process to one).
+    const int cores = std::max(1, m.logical_cores > 0 ? m.logical_cores : m.usable_cores);
+    const std::string on_cores = " on " + std::to_string(cores) + (cores == 1 ? " core" : " cores");
+    const double limit = loaded_per_core * cores;
+    // At the end the run's own busy ranks are in the average too; up to one each is theirs.
+    const bool loaded_start = m.load_start && m.load_start->one > limit;
+    const bool loaded_end = m.load_end && m.load_end->one - m.local_ranks > limit;
+    if (loaded_start || loaded_end) {
+        // One note, with both readings when both are high.
+        std::string when = loaded_start ? detail::fixed2(m.load_start->one) + on_cores + " at the start"
+                                        : detail::fixed2(m.load_end->one) + on_cores + " at the end";
+        if (loaded_start && loaded_end) when += " and " + detail::fixed2(m.load_end->one) + " at the end";
+        if (loaded_end && m.local_ranks > 0)
+            when += " (at most " + std::to_string(m.local_ranks) + " of it this run's own ranks)";
+        notes.push_back("load average " + when + ": results may be slowed by other work");
+    }
+    // More of the run's own ranks on this machine than cores: a rank that waits shares a core
+    // with another's turn, and a message can cost a context switch (microseconds) instead of a
+    // cache line's trip (tens of nanoseconds).
+    if (m.local_ranks > cores)
+        notes.push_back(std::to_string(m.local_ranks) + " ranks of this run" + on_cores +
+                        ": oversubscribed, a waiting rank may cost a context switch (microseconds)");
+    if (!m.governor.empty() && m.governor != "unknown" && m.governor != "performance")
+        notes.push_back("frequency scaling governor '" + m.governor +
+                        "': the clock speed follows the load, times may drift");
+    if (m.turbo == "on")
+        notes.push_back("turbo on: the clock speed depends on temperature and busy cores, times may drift");
+    if (!b.sanitizers.empty()) {
+        std::string list;
+        for (const auto& s : b.sanitizers) list += (list.empty() ? "" : ", ") + s;
+        notes.push_back("sanitizer build (" + list + "): times are not the machine's");
+    }
+    const bool debug = b.type == "debug";
+    const bool unoptimized = b.optimized && !*b.optimized;
+    if (debug || unoptimized)
+        notes.push_back(std::string(debug && unoptimized ? "debug build (assertions on, not optimised)"
+                                    : debug             ? "debug build (assertions on)"
+                                                        : "unoptimised build") +
+                        ": times are not the machine's");
+    return notes;
+}
+
+/// The notes of `c`'s readings (see above).
+inline std::vector<std::string> context_notes(const context& c) { return context_notes(c.machine, c.build); }
+
+/// A context for a run on `transport` with `nodes` ranks, with host, date (now, UTC), compiler,
+/// comet version, the build and the machine (its load now as `load_start`) filled in. Make it
+/// when the run starts; the caller adds `command_line`, `transport_capabilities`,
+/// `mpi_library` and `extra`, and calls `record_load_at_end` when the run is over.
 /// @code
 ///   auto ctx = comet::make_context("threads", 4);
+///   ctx.transport_capabilities = comet::describe_capabilities<comet::threads::transport>();
+///   ... run ...
+///   comet::record_load_at_end(ctx, 4);
 ///   ctx.command_line = comet::command_line_of(argc, argv);
 /// @endcode
 inline context make_context(std::string transport, int nodes) {
@@ -87,7 +406,16 @@ inline context make_context(std::string transport, int nodes) {
     c.host = detail::host_name();
     c.date = detail::utc_now_iso8601();
     c.compiler = detail::compiler_id();
+    c.build = this_build();
+    c.machine = read_machine();
     return c;
+}
+
+/// Reads the load average now into `c.machine.load_end`, with `local_ranks` the run's own busy
+/// ranks on this machine (they count in the average; the load note leaves them out).
+inline void record_load_at_end(context& c, int local_ranks) {
+    c.machine.load_end = read_load_average();
+    c.machine.local_ranks = local_ranks;
 }
 
 /// The command line as one string, each argument that holds a space, quote or backslash

@@ -9,7 +9,8 @@
 // stream cannot slip thousands separators into a cell. Raw samples are not written here: they are in results.json.
 #pragma once
 
-#include <comet/stats/fit.hpp>
+#include <comet/stats/bandwidth.hpp>
+#include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
 

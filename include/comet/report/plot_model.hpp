@@ -13,7 +13,6 @@
 #pragma once
 
 #include <comet/core/errors.hpp>
-#include <comet/stats/growth.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
 

@@ -9,8 +9,7 @@
 #include <comet/analysis/overlap.hpp>
 #include <comet/report/context.hpp>
 #include <comet/stats/bandwidth.hpp>
-#include <comet/stats/fit.hpp>
-#include <comet/stats/growth.hpp>
+#include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
 
 #include <string>

@@ -9,7 +9,7 @@
 #pragma once
 
 #include <comet/report/report.hpp>
-#include <comet/stats/fit.hpp>
+#include <comet/stats/fit_results.hpp>
 #include <comet/stats/summary.hpp>
 
 #include <algorithm>
@@ -137,13 +137,59 @@ struct text_table {
     }
 };
 
+/// A cache as "L1d 48 KiB", "L3 30 MiB".
+inline std::string cache_text(const cache_info& c) {
+    std::string out = "L" + std::to_string(c.level);
+    if (c.type == "Data") out += 'd';
+    if (c.type == "Instruction") out += 'i';
+    const bool mib = c.size >= (1u << 20) && c.size % (1u << 20) == 0;
+    return out + ' ' + std::to_string(mib ? c.size >> 20 : c.size >> 10) + (mib ? " MiB" : " KiB");
+}
+
+inline std::string load_text(const load_average& l) { return fixed(l.one, 2) + ' ' + fixed(l.five, 2) + ' ' + fixed(l.fifteen, 2); }
+
+/// The context: one line per group of facts, each only when it was recorded (a hand-made or a
+/// simulation's context shows less), the extra pairs, then the notes.
 inline void write_context(std::ostream& os, const context& c) {
     os << "comet " << (c.comet_version.empty() ? "?" : c.comet_version) << "  transport " << c.transport << "  nodes "
        << c.nodes << '\n';
     if (!c.host.empty() || !c.date.empty() || !c.compiler.empty())
         os << "host " << c.host << "  date " << c.date << "  compiler " << c.compiler << '\n';
     if (!c.command_line.empty()) os << "command " << c.command_line << '\n';
+    if (!c.build.type.empty()) {
+        os << "build " << c.build.type;
+        if (c.build.optimized) os << "  optimised " << (*c.build.optimized ? "yes" : "no");
+        os << "  sanitizers ";
+        if (c.build.sanitizers.empty()) os << "none";
+        for (std::size_t i = 0; i < c.build.sanitizers.size(); ++i) os << (i ? ", " : "") << c.build.sanitizers[i];
+        os << '\n';
+    }
+    const machine_readings& m = c.machine;
+    if (!m.cpu_model.empty()) {
+        os << "cpu " << m.cpu_model << "  cores " << (m.logical_cores > 0 ? std::to_string(m.logical_cores) : "unknown");
+        if (m.usable_cores > 0 && m.usable_cores != m.logical_cores) os << " (" << m.usable_cores << " usable here)";
+        os << '\n';
+        os << "caches ";
+        if (m.caches.empty()) os << "unknown";
+        for (std::size_t i = 0; i < m.caches.size(); ++i) os << (i ? ", " : "") << cache_text(m.caches[i]);
+        os << "\nfrequency governor " << m.governor << "  turbo " << m.turbo << '\n';
+    }
+    if (m.load_start || m.load_end) {
+        os << "load average (1, 5, 15 min) " << (m.load_start ? load_text(*m.load_start) : "-") << " at the start";
+        if (m.load_end) {
+            os << ", " << load_text(*m.load_end) << " at the end";
+            if (m.local_ranks > 0) os << " (" << m.local_ranks << " ranks of this run here)";
+        }
+        os << '\n';
+    }
+    if (!c.mpi_library.empty()) os << "mpi " << c.mpi_library << '\n';
+    if (!c.transport_capabilities.empty()) {
+        os << "transport offers ";
+        for (std::size_t i = 0; i < c.transport_capabilities.size(); ++i) os << (i ? ", " : "") << c.transport_capabilities[i];
+        os << '\n';
+    }
     for (const auto& [k, v] : c.extra) os << k << ' ' << v << '\n';
+    for (const auto& note : context_notes(c)) os << "note: " << note << '\n';
 }
 
 inline void write_kernel(std::ostream& os, std::string_view kernel, const std::vector<const record*>& recs) {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <comet/report/plot_model.hpp>
-#include <comet/stats/growth.hpp>
+#include <comet/stats/summary.hpp>
 
 #include <string>
 #include <vector>

@@ -29,6 +29,9 @@
 //   design is singular carries `flags`; reporters show such a fit as flagged, never as numbers.
 //
 // Every fit reports its residual (SPEC 8).
+// The fit it returns (`transfer_fit`, its `break_test`s and `fit_flag`s) is in fit_results.hpp,
+// which is all a reader of fits needs; this header adds the fitting, and with it
+// least_squares.hpp and Eigen.
 // Deliberately not here: the least-squares solve (least_squares.hpp), bandwidth figures
 // (bandwidth.hpp), log-P growth fits of collectives (growth.hpp), COMMTEST a/b, LogGP
 // parameters, weighted least squares.
@@ -37,6 +40,7 @@
 #include <comet/core/errors.hpp>
 #include <comet/stats/bandwidth.hpp>
 #include <comet/stats/distributions.hpp>
+#include <comet/stats/fit_results.hpp>
 #include <comet/stats/least_squares.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
@@ -57,97 +61,6 @@
 #include <vector>
 
 namespace comet {
-
-/// Why a fit is not a result. A flagged fit keeps its estimates for diagnosis, but every
-/// reporter shows it as flagged (JSON: `"valid": false` and `null` coefficients).
-namespace fit_flag {
-/// The design matrix is rank deficient (one size only; hops that move with the size): no
-/// unique coefficients exist. The coefficients are NaN.
-inline constexpr std::string_view singular = "singular";
-/// No residual degree of freedom is left (points ≤ coefficients): the fit passes through every
-/// point, and neither its residual nor its standard errors say anything.
-inline constexpr std::string_view too_few_points = "too_few_points";
-/// t_startup, t_per_byte or hop below zero by more than its standard error (times
-/// `transfer_fit_options::negative_tolerance`): no transfer takes negative time, so the model
-/// does not describe these points (the wrong regimes, a placement change within the sweep...).
-inline constexpr std::string_view negative_startup = "negative_startup";
-inline constexpr std::string_view negative_per_byte = "negative_per_byte";
-inline constexpr std::string_view negative_hop = "negative_hop";
-}  // namespace fit_flag
-
-/// A flag in words, for tables: "negative hop", "singular design", "too few points".
-inline std::string fit_flag_text(std::string_view flag) {
-    if (flag == fit_flag::singular) return "singular design";
-    if (flag == fit_flag::negative_startup) return "negative start-up";
-    if (flag == fit_flag::negative_per_byte) return "negative per-byte time";
-    std::string out(flag);
-    std::replace(out.begin(), out.end(), '_', ' ');
-    return out;
-}
-
-/// "flagged: negative hop, too few points".
-inline std::string fit_flags_text(const std::vector<std::string>& flags) {
-    std::string out = "flagged:";
-    for (std::size_t i = 0; i < flags.size(); ++i) out += (i ? ", " : " ") + fit_flag_text(flags[i]);
-    return out;
-}
-
-/// One F test of "one more regime" against the fit without it: does splitting a regime at
-/// `break_size` lower the summed squared residual by more than chance would?
-///     F = ((SSR_fewer − SSR_more) / df1) / (SSR_more / df2)
-/// df1 = the coefficients the split adds, df2 = points − coefficients of the split fit.
-struct break_test {
-    std::size_t regimes = 1;     ///< regimes before the split (the test is regimes + 1 against regimes)
-    double break_size = 0.0;     ///< bytes: the split tested, the largest size below it; NaN when no split was testable
-    double f = 0.0;              ///< the F statistic; +inf when the split fits exactly and the fit without it does not
-    std::size_t df1 = 0;
-    std::size_t df2 = 0;
-    double p_nominal = 0.0;      ///< P(F(df1, df2) > f): the p-value were the split fixed in advance
-    std::size_t candidates = 0;  ///< splits searched for this step (1 for a given break; 0: none testable)
-    double p = 0.0;              ///< min(1, candidates · p_nominal): the p-value the decision uses
-    double alpha = 0.05;         ///< the level the test is made at
-    bool given = false;          ///< the break was given (`break_size` option), not searched
-    bool chosen = false;         ///< the split was made (p < alpha, or given)
-};
-
-/// One fit of the transfer model t(N) = t_startup + N·t_per_byte [+ (n − 1)·hop] to the median
-/// times of one regime of one kernel's records.
-///
-/// The first eight fields are as before the flags existed; aggregate initialisation with them
-/// alone still works (a fit without standard errors, valid).
-struct transfer_fit {
-    std::string kernel;
-    std::string regime;              ///< "all"; "small", "large"; "small", "medium", "large"; "small", "medium1", ..., "large"
-    double t_startup = 0.0;          ///< seconds: the time of a 0-byte message over one hop
-    double t_per_byte = 0.0;         ///< seconds per byte
-    std::optional<double> hop;       ///< seconds per extra hop; only when the regime's records span ≥ 2 hop values
-    double residual = 0.0;           ///< seconds: root-mean-square of the residuals, sqrt(SSR/points)
-    std::size_t points = 0;          ///< records fitted
-    /// bytes: the break that bounds this regime ("small"/"large" of a two-regime fit: the one
-    /// break; with more regimes `upper_break`, or `lower_break` for the last). Empty for "all".
-    std::optional<double> break_size;
-
-    std::optional<double> t_startup_se;   ///< standard error of t_startup (empty when dof = 0 or singular)
-    std::optional<double> t_per_byte_se;  ///< standard error of t_per_byte
-    std::optional<double> hop_se;         ///< standard error of hop (empty without a hop term)
-    double sigma = std::numeric_limits<double>::quiet_NaN();  ///< seconds: residual standard error sqrt(SSR/dof); NaN when dof = 0 or not computed
-    std::size_t dof = 0;                  ///< residual degrees of freedom: points − coefficients
-    std::optional<double> lower_break;    ///< bytes: the regime holds sizes > lower_break (empty: from the smallest)
-    std::optional<double> upper_break;    ///< bytes: the regime holds sizes ≤ upper_break (empty: to the largest)
-    std::size_t regimes = 1;              ///< how many regimes this kernel's fit has
-    /// The F tests that decided the regimes, in order (the same list on every regime of the
-    /// kernel): each accepted split, then the first one refused. Empty when no break was
-    /// searched or given.
-    std::vector<break_test> break_tests;
-    /// Why this fit is not a result (`fit_flag`); empty for a valid fit.
-    std::vector<std::string> flags;
-
-    /// True when nothing is flagged: the coefficients may be shown as a result.
-    bool valid() const noexcept { return flags.empty(); }
-    bool flagged(std::string_view flag) const noexcept {
-        return std::find(flags.begin(), flags.end(), flag) != flags.end();
-    }
-};
 
 /// How `fit_transfers` splits the sizes.
 struct transfer_fit_options {

@@ -7,7 +7,8 @@
 // number is X's squared), and pivoting reveals a rank-deficient design (one size, hops that
 // move with the size) instead of returning nonsense.
 //
-// stats/' one door to Eigen: fit.hpp and growth.hpp reach it through this header.
+// stats/' one door to Eigen: fit.hpp and growth.hpp reach it through this header; what a fit
+// returns is in fit_results.hpp, which does not include it.
 // Deliberately not here: the transfer model and its breaks (fit.hpp), polynomials and log-P
 // curves (growth.hpp), weighted least squares.
 #pragma once
@@ -51,64 +52,79 @@ struct least_squares {
 /// the pivoting QR compares column norms, so unscaled it could call a perfectly good design
 /// singular (or a singular one good). Returns nullopt when X is rank deficient.
 ///
-/// (XᵀX)⁻¹ comes from the QR factors, X_s·P = Q·R ⇒ (X_sᵀX_s)⁻¹ = P·R⁻¹·R⁻ᵀ·Pᵀ, never from
-/// forming XᵀX, whose condition number is the square of X's.
+/// β and (XᵀX)⁻¹ come from the QR factors, X_s·P = Q·R ⇒ β_s = P·R⁻¹·Qᵀy and
+/// (X_sᵀX_s)⁻¹ = P·R⁻¹·R⁻ᵀ·Pᵀ, never from forming XᵀX, whose condition number is the square of X's.
 inline std::optional<least_squares> fit_least_squares(Eigen::MatrixXd x, const Eigen::VectorXd& y) {
-    const Eigen::Index k = x.cols();
+    const Eigen::Index n = x.rows(), k = x.cols();
     Eigen::VectorXd scale(k);
     for (Eigen::Index c = 0; c < k; ++c) {
-        const double m = x.rows() > 0 ? x.col(c).cwiseAbs().maxCoeff() : 0.0;
+        const double m = n > 0 ? x.col(c).cwiseAbs().maxCoeff() : 0.0;
         scale(c) = m > 0.0 ? m : 1.0;
         x.col(c) /= scale(c);
     }
-    if (x.rows() < k) return std::nullopt;
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(x.rows(), k);
+    if (n < k) return std::nullopt;
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(n, k);
     // Eigen's default rank threshold (a few ulps) lets rounding noise of an exactly collinear
     // design (a hop column that is a copy of the size column) pass as rank. With unit-scaled
     // columns, a pivot 1e-10 of the largest means the columns are dependent for all purposes.
     qr.setThreshold(1e-10);
     qr.compute(x);
     if (qr.rank() < k) return std::nullopt;
-    const Eigen::VectorXd beta_scaled = qr.solve(y);
-    // (X_sᵀX_s)⁻¹ = P·R⁻¹·R⁻ᵀ·Pᵀ by back substitution on the k×k triangle (k ≤ 3 here),
-    // written out rather than with Eigen's triangular solve and permutation products: those
-    // templates cost ~0.6 s of compile time in every translation unit that includes this header.
-    const auto& qr_r = qr.matrixQR();  // R is its upper triangle
-    const auto& perm = qr.colsPermutation().indices();
-    std::vector<double> r_inv(static_cast<std::size_t>(k * k), 0.0);  // R⁻¹, row-major, upper triangle
-    const auto at = [&](Eigen::Index i, Eigen::Index j) -> double& { return r_inv[static_cast<std::size_t>(i * k + j)]; };
+    // Everything after the factorisation is written out, on the k×k triangle (k ≤ 3 here) and
+    // the n-vector y, rather than with qr.solve(), Eigen's triangular solves, permutation and
+    // matrix-vector products: for a few dozen multiplications those templates cost ~1.5 s of
+    // compile time in every translation unit that includes this header (the umbrella header
+    // does, and so does any program that runs the suite's analyses).
+    const auto& qr_r = qr.matrixQR();  // R on and above the diagonal, the Householder vectors below it
+    const auto& tau = qr.hCoeffs();
+    const auto& perm = qr.colsPermutation().indices();  // position a of X_s·P is column perm(a) of X_s
+
+    // Qᵀ·y, one reflector at a time: Q = H_0·H_1·…·H_(k−1), H_j = I − τ_j·v_j·v_jᵀ, where
+    // v_j = (0, …, 0, 1, qr_r(j+1, j), …, qr_r(n−1, j)).
+    Eigen::VectorXd qty = y;
     for (Eigen::Index j = 0; j < k; ++j) {
-        at(j, j) = 1.0 / qr_r(j, j);
+        double dot = qty(j);
+        for (Eigen::Index i = j + 1; i < n; ++i) dot += qr_r(i, j) * qty(i);
+        dot *= tau(j);
+        qty(j) -= dot;
+        for (Eigen::Index i = j + 1; i < n; ++i) qty(i) -= dot * qr_r(i, j);
+    }
+    // R·z = (Qᵀy)[0, k) by back substitution: z(a) is the coefficient of column perm(a) of X_s.
+    Eigen::VectorXd beta_scaled(k);
+    for (Eigen::Index a = k - 1; a >= 0; --a) {
+        double sum = qty(a);
+        for (Eigen::Index m = a + 1; m < k; ++m) sum -= qr_r(a, m) * qty(m);
+        qty(a) = sum / qr_r(a, a);
+        beta_scaled(perm(a)) = qty(a);
+    }
+    // R⁻¹, upper triangular, by back substitution column by column.
+    Eigen::MatrixXd r_inv = Eigen::MatrixXd::Zero(k, k);
+    for (Eigen::Index j = 0; j < k; ++j) {
+        r_inv(j, j) = 1.0 / qr_r(j, j);
         for (Eigen::Index i = j - 1; i >= 0; --i) {
             double sum = 0.0;
-            for (Eigen::Index m = i + 1; m <= j; ++m) sum += qr_r(i, m) * at(m, j);
-            at(i, j) = -sum / qr_r(i, i);
+            for (Eigen::Index m = i + 1; m <= j; ++m) sum += qr_r(i, m) * r_inv(m, j);
+            r_inv(i, j) = -sum / qr_r(i, i);
         }
     }
     least_squares out;
-    out.beta = beta_scaled;
     out.xtx_inverse = Eigen::MatrixXd::Zero(k, k);
     for (Eigen::Index a = 0; a < k; ++a)
         for (Eigen::Index b = 0; b < k; ++b) {
             double c = 0.0;  // (R⁻¹·R⁻ᵀ)(a, b)
-            for (Eigen::Index m = std::max(a, b); m < k; ++m) c += at(a, m) * at(b, m);
+            for (Eigen::Index m = std::max(a, b); m < k; ++m) c += r_inv(a, m) * r_inv(b, m);
             // P maps position a to column perm(a); the scaling undoes x_s = x / scale.
             out.xtx_inverse(perm(a), perm(b)) = c / (scale(perm(a)) * scale(perm(b)));
         }
+    out.beta = beta_scaled;
     for (Eigen::Index c = 0; c < k; ++c) out.beta(c) /= scale(c);
-    out.ssr = (y - x * beta_scaled).squaredNorm();
+    // The summed squared residual from the points, Σ(y − X_s·β_s)².
+    for (Eigen::Index i = 0; i < n; ++i) {
+        double fitted = 0.0;
+        for (Eigen::Index c = 0; c < k; ++c) fitted += x(i, c) * beta_scaled(c);
+        out.ssr += (y(i) - fitted) * (y(i) - fitted);
+    }
     return out;
-}
-
-/// The coefficients of X·beta ≈ y alone (growth.hpp's polynomials); nullopt when singular.
-inline std::optional<Eigen::VectorXd> solve_least_squares(Eigen::MatrixXd x, const Eigen::VectorXd& y) {
-    auto f = fit_least_squares(std::move(x), y);
-    if (!f) return std::nullopt;
-    return std::move(f->beta);
-}
-
-inline double residual_rms(const Eigen::VectorXd& r) {
-    return r.size() == 0 ? 0.0 : std::sqrt(r.squaredNorm() / static_cast<double>(r.size()));
 }
 
 }  // namespace detail

@@ -13,6 +13,8 @@
 // interval states the coverage it actually has (0.965 at n = 15), not the 95% it aims at.
 //
 // A summary is derived from the samples and never replaces them (SPEC 2): reporters write both.
+// Also here: `statistic`, the one number of a summary that stands for a record wherever a
+// curve, a plot or an analysis reads records.
 // Deliberately not here: per-rank reductions (one value out of P ranks) and fits (stats/fit.hpp).
 #pragma once
 
@@ -259,6 +261,33 @@ inline summary summarize(std::span<const double> samples) {
         s.mad = nan;
     }
     return s;
+}
+
+/// Which number of a record's samples stands for the record.
+enum class statistic {
+    median,  ///< the middle sample: robust to the slow outliers every timing has
+    min,     ///< the least sample: the thesis' barrier figure (3.3.5, figure 5.6)
+    mean,    ///< the arithmetic mean
+};
+
+/// "median", "min" or "mean".
+inline const char* to_string(statistic s) noexcept {
+    switch (s) {
+    case statistic::min: return "min";
+    case statistic::mean: return "mean";
+    default: return "median";
+    }
+}
+
+/// The value of `s` over `samples`; NaN when there are none.
+/// @throws invalid_argument when a sample is NaN.
+inline double statistic_of(std::span<const double> samples, statistic s) {
+    const summary sum = summarize(samples);
+    switch (s) {
+    case statistic::min: return sum.min;
+    case statistic::mean: return sum.mean;
+    default: return sum.median;
+    }
 }
 
 }  // namespace comet

@@ -17,7 +17,7 @@
 #include <comet/analysis/thesis.hpp>
 #include <comet/report/plot_model.hpp>
 #include <comet/report/report.hpp>
-#include <comet/stats/growth.hpp>
+#include <comet/stats/summary.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/suite/config.hpp>
 

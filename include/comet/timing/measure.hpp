@@ -211,8 +211,10 @@ void share(T& t, int decider, std::span<const int> ranks, V& v) {
 /// Samples `points` points on the ranks `ranks` of `t`'s group (which include `decider`).
 /// `sample(point, iterations)` runs one sample of `point` on the calling rank and returns its
 /// repeat_result if this rank timed (the decider must; with `max_over_ranks` every rank of
-/// `ranks` must), std::nullopt if it only took part. Returns the points' measurements (complete
-/// on `decider`).
+/// `ranks` must), std::nullopt if it only took part. Returns the points' measurements: complete
+/// on `decider`; on another rank that timed, its own samples and overheads under the decider's
+/// iterations and rounds (its `stop` is not decided there: take the decider's). Several ranks
+/// timing at once, each for its own records, is how concurrent links are measured.
 /// @pre every rank of `ranks` calls it with the same arguments, and `sample` makes matching
 ///      calls on every rank for the same (point, iterations); no other rank calls it.
 template <transport T, class Sample>
@@ -225,11 +227,12 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
     // One sample everywhere, reduced to the decider's view: seconds per iteration and overhead.
     struct taken {
         double per_iteration = 0, overhead = 0, loop = 0;
+        bool timed = false;  // this rank timed the sample itself
     };
     const auto take = [&](std::size_t p, std::size_t iterations) {
         const std::optional<repeat_result> r = sample(p, iterations);
         taken x;
-        if (r) x = {r->per_iteration, r->empty_seconds / static_cast<double>(r->iterations), r->loop_seconds};
+        if (r) x = {r->per_iteration, r->empty_seconds / static_cast<double>(r->iterations), r->loop_seconds, true};
         if ((deciding || red == sample_reduction::max_over_ranks) && !r)
             raise<invalid_argument>(t.rank(), "sample_points: a timing rank did not time its sample");
         if (red == sample_reduction::max_over_ranks && ranks.size() == static_cast<std::size_t>(t.size())) {
@@ -245,7 +248,7 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
             ops::allreduce_max(t, std::span<double>(&who, 1));
             if (v[0] == top && static_cast<double>(t.size() - t.rank()) == who) mine[0] = v[1], mine[1] = v[2];
             ops::allreduce_max(t, std::span<double>(mine, 2));
-            x = {top, mine[0], mine[1]};
+            x = {top, mine[0], mine[1], x.timed};
         } else if (red == sample_reduction::max_over_ranks) {
             double v[3] = {x.per_iteration, x.overhead, x.loop};
             if (!deciding) {
@@ -256,7 +259,7 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
                     double w[3];
                     ops::recv(t, q, detail::measure_tag, std::as_writable_bytes(std::span<double>(w, 3)));
                     // The slowest rank's time, with that same rank's overhead.
-                    if (w[0] > x.per_iteration) x = {w[0], w[1], w[2]};
+                    if (w[0] > x.per_iteration) x = {w[0], w[1], w[2], true};
                 }
             }
         }
@@ -338,7 +341,7 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
     };
     const auto run_point = [&](std::size_t p) {
         const taken x = take(p, out[p].iterations);
-        if (deciding) {
+        if (deciding || x.timed) {
             out[p].samples.push_back(x.per_iteration);
             out[p].overheads.push_back(x.overhead);
             spent[p] += x.loop;
@@ -367,6 +370,51 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
             for (std::size_t p : order)
                 if (const auto why = close(p)) open[p] = 0, out[p].stop = *why;
         detail::share(t, decider, ranks, std::as_writable_bytes(std::span<unsigned char>(open)));
+    }
+    return out;
+}
+
+/// Moves the measurements of `points` points from rank `from` to rank `to` (for a kernel whose
+/// timing rank is not the rank that returns the records). Call on both: `from` passes what it
+/// measured and gets it back unchanged; `to` gets the copy. On any other rank, or when `from`
+/// is `to`, nothing is sent. Two messages on `tag`: the length, then the doubles.
+template <transport T>
+std::vector<sampled_point> forward_points(T& t, int from, int to, int tag, std::vector<sampled_point> measured,
+                                          std::size_t points) {
+    if (from == to || (t.rank() != from && t.rank() != to)) return measured;
+    if (t.rank() == from) {
+        // [samples n, iterations, stop, short_samples, n samples, n overheads], point after point.
+        std::vector<double> v;
+        for (const auto& x : measured) {
+            v.push_back(static_cast<double>(x.samples.size()));
+            v.push_back(static_cast<double>(x.iterations));
+            v.push_back(static_cast<double>(static_cast<int>(x.stop)));
+            v.push_back(x.short_samples ? 1.0 : 0.0);
+            v.insert(v.end(), x.samples.begin(), x.samples.end());
+            v.insert(v.end(), x.overheads.begin(), x.overheads.end());
+        }
+        const std::uint64_t length = v.size();
+        ops::send(t, to, tag, std::as_bytes(std::span(&length, 1)));
+        ops::send(t, to, tag, std::as_bytes(std::span(v)));
+        return measured;
+    }
+    std::uint64_t length = 0;
+    ops::recv(t, from, tag, std::as_writable_bytes(std::span(&length, 1)));
+    std::vector<double> v(static_cast<std::size_t>(length));
+    ops::recv(t, from, tag, std::as_writable_bytes(std::span(v)));
+    std::vector<sampled_point> out(points);
+    std::size_t at = 0;
+    for (auto& x : out) {
+        if (at + 4 > v.size()) raise<error>(t.rank(), "forward_points: the measurements from rank ", from, " are cut short");
+        const auto n = static_cast<std::size_t>(v[at]);
+        x.iterations = static_cast<std::size_t>(v[at + 1]);
+        x.stop = static_cast<stop_reason>(static_cast<int>(v[at + 2]));
+        x.short_samples = v[at + 3] != 0.0;
+        at += 4;
+        if (at + 2 * n > v.size()) raise<error>(t.rank(), "forward_points: the measurements from rank ", from, " are cut short");
+        x.samples.assign(v.begin() + static_cast<std::ptrdiff_t>(at), v.begin() + static_cast<std::ptrdiff_t>(at + n));
+        x.overheads.assign(v.begin() + static_cast<std::ptrdiff_t>(at + n), v.begin() + static_cast<std::ptrdiff_t>(at + 2 * n));
+        at += 2 * n;
     }
     return out;
 }

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# bench/compile_cost.sh — what including comet costs one translation unit of a user's program:
+# the compiler's CPU seconds and its peak memory, beside the targets of the issue "Measurement
+# for applications":
+#
+#   1. an application's TU that includes one kernel and the threads transport and calls the
+#      kernel (kernels/echo.hpp + transport/threads.hpp, echo on 2 ranks): <= 1.5 s;
+#   2. a TU that includes the umbrella header comet/comet.hpp, with an empty main: <= 3 s;
+#   3. stats/fit.hpp alone (the fits and their Eigen solver), for information.
+#
+# Each TU is compiled RUNS times (default 3), the three in turn so that a change of the
+# machine's speed during the run lands on all of them alike; the table gives the median and
+# the spread. Why CPU seconds (user + system, the kernel's accounting of the finished
+# compiler) and not wall time: on a shared machine wall time counts the other jobs too. Peak
+# memory is the largest resident set of the compiler's processes (cc1plus). The flags are a
+# Release build's of a program that links comet::comet (CMakeLists.txt): -O3 -DNDEBUG
+# -std=gnu++20, comet's include/ and Eigen's include directory; no warning flags, which
+# comet's own programs add but users' do not inherit.
+#
+# usage: bench/compile_cost.sh [RUNS]
+#   CXX (default g++) names the compiler; EIGEN3_INCLUDE_DIR (default /usr/include/eigen3, from
+#   Debian's libeigen3-dev) Eigen's headers. Needs only the compiler: /usr/bin/time (Debian's
+#   `time`) when it is there, else a ten-line getrusage wrapper this script compiles first.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+runs=${1:-3}
+cxx=${CXX:-g++}
+eigen=${EIGEN3_INCLUDE_DIR:-/usr/include/eigen3}
+flags=(-std=gnu++20 -O3 -DNDEBUG -I "$root/include" -isystem "$eigen")
+
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "compile_cost.sh: RUNS must be a count >= 1, got '$runs'" >&2; exit 2; }
+command -v "$cxx" >/dev/null || { echo "compile_cost.sh: no compiler '$cxx' (set CXX)" >&2; exit 1; }
+[[ -f $eigen/Eigen/Core ]] || { echo "compile_cost.sh: no Eigen in $eigen (set EIGEN3_INCLUDE_DIR)" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The three translation units: what a user writes, nothing more.
+cat >"$work/kernel_threads.cpp" <<'EOF'
+#include <comet/kernels/echo.hpp>
+#include <comet/transport/threads.hpp>
+
+int main() {
+    auto r = comet::threads::run(2, [](comet::threads::transport& t) { return comet::kernels::echo(t, {.sizes = {8}}); });
+    return r[0].records.empty() ? 1 : 0;
+}
+EOF
+printf '#include <comet/comet.hpp>\n\nint main() {}\n' >"$work/umbrella.cpp"
+printf '#include <comet/stats/fit.hpp>\n\nint main() {}\n' >"$work/fit.cpp"
+
+# `usage OUT CMD...` runs CMD and writes "user_seconds system_seconds peak_kilobytes" to OUT.
+if [[ -x /usr/bin/time ]]; then
+    usage() { local out=$1; shift; /usr/bin/time -f '%U %S %M' -o "$out" "$@"; }
+else
+    cat >"$work/usage.cpp" <<'EOF'
+// usage OUT CMD...: what wait4 says CMD and the children it waited for used.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cstdio>
+int main(int argc, char** argv) {
+    if (argc < 3) return 2;
+    const pid_t child = fork();
+    if (child == 0) { execvp(argv[2], argv + 2); _exit(127); }
+    int status = 0;
+    rusage u{};
+    if (child < 0 || wait4(child, &status, 0, &u) < 0) return 1;
+    std::FILE* out = std::fopen(argv[1], "w");
+    if (!out) return 1;
+    std::fprintf(out, "%ld.%06ld %ld.%06ld %ld\n", static_cast<long>(u.ru_utime.tv_sec), static_cast<long>(u.ru_utime.tv_usec),
+                 static_cast<long>(u.ru_stime.tv_sec), static_cast<long>(u.ru_stime.tv_usec), u.ru_maxrss);
+    std::fclose(out);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+EOF
+    "$cxx" -O1 "$work/usage.cpp" -o "$work/usage"
+    usage() { "$work/usage" "$@"; }
+fi
+
+# compile NAME: one compile of $work/NAME.cpp; appends "cpu_seconds peak_kilobytes" to $work/NAME.runs.
+compile() {
+    if ! usage "$work/$1.usage" "$cxx" "${flags[@]}" -c "$work/$1.cpp" -o "$work/$1.o" 2>"$work/$1.err"; then
+        echo "compile_cost.sh: $1.cpp does not compile:" >&2
+        cat "$work/$1.err" >&2
+        exit 1
+    fi
+    awk '{ printf "%.2f %d\n", $1 + $2, $3 }' "$work/$1.usage" >>"$work/$1.runs"
+}
+
+tus=(kernel_threads umbrella fit)
+for ((i = 0; i < runs; ++i)); do
+    for tu in "${tus[@]}"; do compile "$tu"; done
+done
+
+# row NAME LABEL TARGET: the table's line for one TU; TARGET in CPU seconds, or "-" for none.
+row() {
+    sort -g -k1,1 "$work/$1.runs" | awk -v label="$2" -v target="$3" '
+        { cpu[NR] = $1; if ($2 > peak) peak = $2 }
+        END {
+            median = NR % 2 ? cpu[(NR + 1) / 2] : (cpu[NR / 2] + cpu[NR / 2 + 1]) / 2
+            line = sprintf("  %-50s %8.2f %6.2f %6.2f %9.0f", label, median, cpu[1], cpu[NR], peak / 1024)
+            if (target == "-") print line
+            else printf "%s   %-9s %s\n", line, "<= " target " s", median <= target ? "ok" : "MISSED"
+        }'
+}
+
+echo "compile cost of including comet: $("$cxx" --version | head -n 1)"
+echo "flags: ${flags[*]/#$root\//}; $runs run(s) each, CPU = user + system seconds of the compiler"
+echo
+printf '  %-50s %8s %6s %6s %9s   %-9s\n' "translation unit" "CPU[s]" "min" "max" "peak[MB]" "target"
+row kernel_threads "kernels/echo.hpp + transport/threads.hpp, echo" 1.5
+row umbrella "comet/comet.hpp, empty main" 3
+row fit "stats/fit.hpp alone (for information)" -

@@ -1,0 +1,196 @@
+// comet/report/gbench.hpp — a result set as Google Benchmark's JSON (the format of
+// `--benchmark_format=json`, as google/benchmark 1.7.1 writes it), so the tools written for it
+// read comet's runs: `compare.py benchmarks a.json b.json`, dashboards, CI actions.
+//
+// The mapping. A record is a benchmark whose name is `point_name` (stats/compare.hpp:
+// "echo/size:8/hops:1/nodes:2", Google's style for named arguments, without the params that
+// say how it was measured, so two runs name a point alike); each raw sample is one repetition
+// (run_type "iteration", repetition_index i of repetitions n), and the mean, median, stddev and
+// cv of the samples follow as aggregates, as `--benchmark_repetitions=n` gives them. Times in
+// ns. What does not map:
+//   - cpu_time: comet measures wall-clock time only (a rank's CPU time says nothing of a
+//     message that waited). Google's tools need the field, so it repeats real_time, and the
+//     context says so ("comet_cpu_time").
+//   - iterations: the record's iterations per sample; 0 where the record does not say.
+//   - threads: left out. The time is the test node's (or the slowest rank's), not a sum over
+//     threads; the name carries `nodes`.
+//   - the descriptive params (implementation, form, ...) go in "label".
+//   - a record without samples is left out (there is no repetition to write), and the stddev
+//     and cv aggregates of a single sample (no spread to estimate).
+// The context has Google's keys (from comet::context: mhz_per_cpu is not recorded, so it is
+// absent; caches lack num_sharing) and comet's own, prefixed "comet_", with the notes on the
+// machine (a loaded machine, frequency scaling, a debug build).
+// Deliberately not here: reading the format back (comet compares its own results.json).
+#pragma once
+
+#include <comet/report/context.hpp>
+#include <comet/report/json.hpp>
+#include <comet/report/report.hpp>
+#include <comet/stats/compare.hpp>
+#include <comet/stats/record.hpp>
+#include <comet/stats/summary.hpp>
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace comet {
+
+namespace detail::gbench {
+
+/// The program of a command line made by `command_line_of`: its first word, unquoted.
+inline std::string executable_of(std::string_view line) {
+    if (!line.empty() && line.front() == '\'') {
+        const auto end = line.find('\'', 1);
+        return std::string(line.substr(1, end == std::string_view::npos ? std::string_view::npos : end - 1));
+    }
+    return std::string(line.substr(0, line.find(' ')));
+}
+
+/// The record's descriptive params as "name:value/...": how the point was measured.
+inline std::string label_of(const record& r) {
+    std::string out;
+    for (const auto& [name, value] : r.params)
+        if (is_descriptive_param(name)) out += (out.empty() ? "" : "/") + name + ':' + compare::value_text(value);
+    return out;
+}
+
+inline void write_context(json::writer& w, const context& c) {
+    const machine_readings& m = c.machine;
+    w.key("context");
+    w.begin_object();
+    std::string date = c.date;  // Google writes the offset: 2024-05-01T12:34:56+00:00
+    if (!date.empty() && date.back() == 'Z') date.replace(date.size() - 1, 1, "+00:00");
+    w.member("date", date);
+    w.member("host_name", c.host);
+    w.member("executable", executable_of(c.command_line));
+    if (m.logical_cores > 0) w.member("num_cpus", m.logical_cores);
+    // Google calls scaling enabled when cpu0's governor is anything but "performance".
+    if (!m.governor.empty() && m.governor != "unknown") w.member("cpu_scaling_enabled", m.governor != "performance");
+    w.key("caches");
+    w.begin_array();
+    for (const auto& cache : m.caches) {
+        w.begin_object(true);
+        w.member("type", cache.type);
+        w.member("level", cache.level);
+        w.member("size", cache.size);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("load_avg");
+    w.begin_array(true);
+    if (m.load_start)
+        for (double v : {m.load_start->one, m.load_start->five, m.load_start->fifteen}) w.number(v);
+    w.end_array();
+    if (!c.build.type.empty()) w.member("library_build_type", c.build.type);
+    w.member("comet_version", c.comet_version);
+    w.member("comet_transport", c.transport);
+    w.member("comet_nodes", c.nodes);
+    w.member("comet_compiler", c.compiler);
+    w.member("comet_command_line", c.command_line);
+    w.member("comet_cpu_time", std::string("a copy of real_time: comet measures wall-clock time only"));
+    w.key("comet_notes");  // what a reader must know before trusting the times, as in results.json
+    w.begin_array();
+    for (const auto& note : context_notes(c)) w.string(note);
+    w.end_array();
+    w.key("comet_extra");
+    w.begin_object();
+    for (std::size_t i = 0; i < c.extra.size(); ++i) {  // unique names, the last value, as results.json
+        bool seen = false;
+        for (std::size_t k = 0; k < i && !seen; ++k) seen = c.extra[k].first == c.extra[i].first;
+        if (seen) continue;
+        const std::string* value = &c.extra[i].second;
+        for (std::size_t k = i + 1; k < c.extra.size(); ++k)
+            if (c.extra[k].first == c.extra[i].first) value = &c.extra[k].second;
+        w.member(c.extra[i].first, *value);
+    }
+    w.end_object();
+    w.end_object();
+}
+
+/// The fields every entry of one benchmark shares, up to run_type.
+struct entry_head {
+    std::string name;
+    std::size_t family = 0, instance = 0;
+};
+
+inline void write_entry(json::writer& w, const entry_head& h, std::string_view suffix, std::string_view label, bool aggregate,
+                        std::size_t repetitions) {
+    w.begin_object(true);
+    w.member("name", h.name + std::string(suffix));
+    w.member("family_index", h.family);
+    w.member("per_family_instance_index", h.instance);
+    w.member("run_name", h.name);
+    w.member("run_type", std::string(aggregate ? "aggregate" : "iteration"));
+    w.member("repetitions", repetitions);
+    if (!label.empty()) w.member("label", label);
+}
+
+/// The times of an entry, and its end: cpu_time repeats real_time (see the header comment).
+inline void end_entry(json::writer& w, double ns) {
+    w.member("real_time", ns);
+    w.member("cpu_time", ns);
+    w.member("time_unit", std::string("ns"));
+    w.end_object();
+}
+
+}  // namespace detail::gbench
+
+/// Writes `results`, measured in `ctx`, as Google Benchmark JSON (see the header comment):
+/// {"context": {...}, "benchmarks": [...]}, a benchmark per record named by `point_name`, its
+/// samples as repetitions in ns, then its mean, median, stddev and cv aggregates.
+/// @throws invalid_argument when a record holds a NaN sample (as `write_json`).
+/// @code  std::ofstream f(dir / "gbench.json"); comet::write_gbench(f, report.results, report.ctx);  @endcode
+inline void write_gbench(std::ostream& os, const result_set& results, const context& ctx) {
+    using detail::gbench::entry_head;
+    detail::json::writer w(os);
+    w.begin_object();
+    detail::gbench::write_context(w, ctx);
+    w.key("benchmarks");
+    w.begin_array();
+    std::vector<std::string> families;  // kernels in order of appearance: Google's family_index
+    std::vector<std::size_t> instances;  // records written per family so far
+    for (const auto& r : results.records) {
+        if (r.samples.empty()) continue;
+        const summary s = summarize(r.samples);  // also rejects NaN
+        std::size_t f = 0;
+        while (f < families.size() && families[f] != r.kernel) ++f;
+        if (f == families.size()) {
+            families.push_back(r.kernel);
+            instances.push_back(0);
+        }
+        const entry_head head{.name = point_name(r), .family = f, .instance = instances[f]++};
+        const std::string label = detail::gbench::label_of(r);
+        const std::size_t n = r.samples.size();
+        for (std::size_t i = 0; i < n; ++i) {
+            detail::gbench::write_entry(w, head, "", label, false, n);
+            w.member("repetition_index", i);
+            w.member("iterations", r.iterations);
+            detail::gbench::end_entry(w, r.samples[i] * 1e9);
+        }
+        const auto aggregate = [&](std::string_view name, std::string_view unit, double value) {
+            detail::gbench::write_entry(w, head, "_" + std::string(name), label, true, n);
+            w.member("aggregate_name", name);
+            w.member("aggregate_unit", unit);
+            w.member("iterations", n);  // as Google: an aggregate's iterations are the repetitions
+            detail::gbench::end_entry(w, value);
+        };
+        aggregate("mean", "time", s.mean * 1e9);
+        aggregate("median", "time", s.median * 1e9);
+        if (n >= 2) {
+            aggregate("stddev", "time", s.stddev * 1e9);
+            if (s.mean != 0.0) aggregate("cv", "percentage", s.stddev / s.mean);
+        }
+    }
+    w.end_array();
+    w.end_object();
+    w.finish();
+}
+
+/// The report's records and context as Google Benchmark JSON (the fits and analyses have no
+/// place in that format).
+inline void write_gbench(std::ostream& os, const report& r) { write_gbench(os, r.results, r.ctx); }
+
+}  // namespace comet

@@ -1,0 +1,435 @@
+// comet/report/json_read.hpp — reads results.json back: the context and every record (kernel,
+// params, raw samples, iterations, overheads, stop, notes), which is what comparing two runs
+// needs (stats/compare.hpp). The fits and analyses are not read: they are derived from the
+// records, and `comet::analyse` derives them again.
+//
+// The parser is a minimal strict RFC 8259 one (no JSON dependency for reading one schema back,
+// as json.hpp writes it by hand): no comments, trailing commas, NaN tokens, leading zeros,
+// unescaped control characters or duplicate names in an object, nothing after the value, and
+// nesting at most 256 deep. Every error is one line naming the file, the line and what was
+// expected: "a/results.json:14: expected ',' or '}' after a member, found ']'". It does not
+// check that strings are valid UTF-8 (comet writes them so; a byte it does not expect is kept).
+// Reading follows the schema's rule for new keys: a key this reader does not know is skipped.
+// Round trip: `read_results` of `write_json`'s output gives the records back equal, except
+// that a real param with an integral value (2.0, written "2") reads back as an integer; names
+// (`point_name`) do not tell them apart.
+#pragma once
+
+#include <comet/core/errors.hpp>
+#include <comet/report/context.hpp>
+#include <comet/report/json.hpp>
+#include <comet/stats/record.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace comet {
+
+/// A results.json as read back: the run's context (what the file has of it: transport, nodes,
+/// version, host, date, compiler, command line, extra), the notes its writer derived from the
+/// machine (a loaded machine, frequency scaling, a debug build: `context_notes`), and its records.
+struct results_file {
+    context ctx;
+    std::vector<std::string> notes;
+    result_set results;
+};
+
+namespace detail::json_read {
+
+/// A parsed JSON value, with the line it starts on for the errors that come after parsing.
+struct value {
+    enum class kind { null, boolean, number, string, array, object } k = kind::null;
+    bool boolean = false;
+    double number = 0.0;
+    bool integral = false;      ///< a number written without fraction or exponent that fits an int64
+    std::int64_t integer = 0;   ///< its value, when integral
+    std::string text;           ///< a string's content
+    std::vector<value> items;   ///< an array's elements, or an object's member values
+    std::vector<std::string> keys;  ///< an object's member names, parallel to items
+    std::size_t line = 1;
+
+    const value* find(std::string_view key) const {
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keys[i] == key) return &items[i];
+        return nullptr;
+    }
+};
+
+inline const char* kind_name(value::kind k) {
+    switch (k) {
+        case value::kind::null: return "null";
+        case value::kind::boolean: return "a boolean";
+        case value::kind::number: return "a number";
+        case value::kind::string: return "a string";
+        case value::kind::array: return "an array";
+        default: return "an object";
+    }
+}
+
+class parser {
+public:
+    parser(std::string_view text, std::string_view source) : s_(text), source_(source) {}
+
+    value document() {
+        skip_space();
+        value v = parse(0);
+        skip_space();
+        if (i_ < s_.size()) fail("expected the end of the file after the value, found " + found());
+        return v;
+    }
+
+    [[noreturn]] void fail(const std::string& what) const { fail_at(line_, what); }
+    [[noreturn]] void fail_at(std::size_t line, const std::string& what) const {
+        raise<invalid_argument>(-1, source_, ':', line, ": ", what);
+    }
+
+private:
+    static constexpr std::size_t max_depth = 256;
+
+    std::string found() const {
+        if (i_ >= s_.size()) return "the end of the file";
+        const char c = s_[i_];
+        if (static_cast<unsigned char>(c) < 0x20) return "a control character";
+        return std::string("'") + c + "'";
+    }
+    void skip_space() {
+        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) {
+            if (s_[i_] == '\n') ++line_;
+            ++i_;
+        }
+    }
+    bool take(char c) {
+        if (i_ < s_.size() && s_[i_] == c) {
+            ++i_;
+            return true;
+        }
+        return false;
+    }
+    void literal(std::string_view word) {
+        if (s_.substr(i_, word.size()) != word) fail("expected a value, found " + found());
+        i_ += word.size();
+    }
+
+    value parse(std::size_t depth) {
+        if (depth > max_depth) fail("nested deeper than " + std::to_string(max_depth) + " levels");
+        value v;
+        v.line = line_;
+        if (i_ >= s_.size()) fail("expected a value, found the end of the file");
+        switch (s_[i_]) {
+            case '{': parse_object(v, depth); break;
+            case '[': parse_array(v, depth); break;
+            case '"':
+                v.k = value::kind::string;
+                v.text = parse_string();
+                break;
+            case 't':
+                literal("true");
+                v.k = value::kind::boolean;
+                v.boolean = true;
+                break;
+            case 'f':
+                literal("false");
+                v.k = value::kind::boolean;
+                break;
+            case 'n': literal("null"); break;
+            default: parse_number(v);
+        }
+        return v;
+    }
+
+    void parse_object(value& v, std::size_t depth) {
+        v.k = value::kind::object;
+        ++i_;
+        skip_space();
+        if (take('}')) return;
+        for (;;) {
+            skip_space();
+            if (i_ >= s_.size() || s_[i_] != '"') fail("expected a member name in quotes, found " + found());
+            std::string key = parse_string();
+            for (const auto& k : v.keys)
+                if (k == key) fail("duplicate member name \"" + key + "\"");
+            skip_space();
+            if (!take(':')) fail("expected ':' after the member name \"" + key + "\", found " + found());
+            skip_space();
+            v.keys.push_back(std::move(key));
+            v.items.push_back(parse(depth + 1));
+            skip_space();
+            if (take('}')) return;
+            if (!take(',')) fail("expected ',' or '}' after a member, found " + found());
+        }
+    }
+
+    void parse_array(value& v, std::size_t depth) {
+        v.k = value::kind::array;
+        ++i_;
+        skip_space();
+        if (take(']')) return;
+        for (;;) {
+            skip_space();
+            v.items.push_back(parse(depth + 1));
+            skip_space();
+            if (take(']')) return;
+            if (!take(',')) fail("expected ',' or ']' after an array element, found " + found());
+        }
+    }
+
+    unsigned hex4() {
+        unsigned u = 0;
+        for (int k = 0; k < 4; ++k, ++i_) {
+            const char c = i_ < s_.size() ? s_[i_] : '\0';
+            const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (d < 0) fail("expected 4 hex digits after \\u, found " + found());
+            u = u * 16 + static_cast<unsigned>(d);
+        }
+        return u;
+    }
+    static void append_utf8(std::string& out, unsigned cp) {
+        if (cp < 0x80) {
+            out += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+            out += static_cast<char>(0xc0 | (cp >> 6));
+            out += static_cast<char>(0x80 | (cp & 0x3f));
+        } else if (cp < 0x10000) {
+            out += static_cast<char>(0xe0 | (cp >> 12));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+            out += static_cast<char>(0x80 | (cp & 0x3f));
+        } else {
+            out += static_cast<char>(0xf0 | (cp >> 18));
+            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+            out += static_cast<char>(0x80 | (cp & 0x3f));
+        }
+    }
+
+    std::string parse_string() {
+        ++i_;  // the opening quote
+        std::string out;
+        for (;;) {
+            if (i_ >= s_.size()) fail("expected '\"' to close the string, found the end of the file");
+            const char c = s_[i_];
+            if (c == '"') {
+                ++i_;
+                return out;
+            }
+            if (static_cast<unsigned char>(c) < 0x20) fail("expected '\"' to close the string, found a control character (escape it)");
+            if (c != '\\') {
+                out += c;
+                ++i_;
+                continue;
+            }
+            ++i_;
+            const char e = i_ < s_.size() ? s_[i_] : '\0';
+            ++i_;
+            switch (e) {
+                case '"': out += '"'; break;
+                case '\\': out += '\\'; break;
+                case '/': out += '/'; break;
+                case 'b': out += '\b'; break;
+                case 'f': out += '\f'; break;
+                case 'n': out += '\n'; break;
+                case 'r': out += '\r'; break;
+                case 't': out += '\t'; break;
+                case 'u': {
+                    unsigned cp = hex4();
+                    if (cp >= 0xd800 && cp <= 0xdbff) {  // a high surrogate: its low half must follow
+                        if (!(take('\\') && take('u'))) fail("expected a low surrogate \\uDC00..\\uDFFF after \\u" + std::to_string(cp));
+                        const unsigned lo = hex4();
+                        if (lo < 0xdc00 || lo > 0xdfff) fail("expected a low surrogate \\uDC00..\\uDFFF after a high one");
+                        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                    } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+                        fail("a low surrogate \\u escape without a high one before it");
+                    }
+                    append_utf8(out, cp);
+                    break;
+                }
+                default:
+                    --i_;
+                    fail("expected an escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX) after '\\', found " + found());
+            }
+        }
+    }
+
+    void parse_number(value& v) {
+        const std::size_t start = i_;
+        const auto digits = [&] {
+            const std::size_t from = i_;
+            while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
+            return i_ - from;
+        };
+        take('-');
+        if (i_ >= s_.size() || s_[i_] < '0' || s_[i_] > '9') {
+            if (i_ == start) fail("expected a value, found " + found());
+            fail("expected a digit after '-', found " + found());
+        }
+        if (take('0')) {
+            if (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') fail("a number has a leading zero");
+        } else {
+            digits();
+        }
+        bool integral = true;
+        if (take('.')) {
+            integral = false;
+            if (digits() == 0) fail("expected a digit after the decimal point, found " + found());
+        }
+        if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+            integral = false;
+            ++i_;
+            if (!take('+')) take('-');
+            if (digits() == 0) fail("expected a digit in the exponent, found " + found());
+        }
+        const char* first = s_.data() + start;
+        const char* last = s_.data() + i_;
+        v.k = value::kind::number;
+        const auto [end, ec] = std::from_chars(first, last, v.number);
+        if (ec != std::errc() || end != last || !std::isfinite(v.number))
+            fail("the number " + std::string(first, last) + " is out of the range of a double");
+        if (integral) {
+            const auto [iend, iec] = std::from_chars(first, last, v.integer);
+            v.integral = iec == std::errc() && iend == last;
+        }
+    }
+
+    std::string_view s_;
+    std::string_view source_;
+    std::size_t i_ = 0;
+    std::size_t line_ = 1;
+};
+
+/// Reads the schema's parts out of the parsed document, with errors naming the line and the
+/// path of the value ("results[2].samples[4]").
+class reader {
+public:
+    explicit reader(const parser& p) : p_(p) {}
+
+    [[noreturn]] void wrong(const value& v, const std::string& path, const std::string& expected) const {
+        p_.fail_at(v.line, path + ": expected " + expected + ", found " + kind_name(v.k));
+    }
+    const value& need(const value& obj, std::string_view key, const std::string& path) const {
+        if (const value* v = obj.find(key)) return *v;
+        p_.fail_at(obj.line, path + ": expected a member \"" + std::string(key) + "\"");
+    }
+    const value& of(const value& v, value::kind k, const std::string& path) const {
+        if (v.k != k) wrong(v, path, kind_name(k));
+        return v;
+    }
+    std::string text(const value& v, const std::string& path) const { return of(v, value::kind::string, path).text; }
+    double number(const value& v, const std::string& path) const { return of(v, value::kind::number, path).number; }
+    std::int64_t integer(const value& v, const std::string& path, std::int64_t lo = 0) const {
+        if (v.k != value::kind::number || !v.integral || v.integer < lo) wrong(v, path, "an integer >= " + std::to_string(lo));
+        return v.integer;
+    }
+
+    void context_of(const value& doc, context& c, std::vector<std::string>& notes) const {
+        if (const value* t = doc.find("transport")) c.transport = text(*t, "transport");
+        if (const value* n = doc.find("nodes")) c.nodes = static_cast<int>(integer(*n, "nodes"));
+        const value* ctx = doc.find("context");
+        if (!ctx) return;
+        of(*ctx, value::kind::object, "context");
+        for (auto [key, field] : {std::pair{"comet_version", &c.comet_version}, std::pair{"host", &c.host}, std::pair{"date", &c.date},
+                                  std::pair{"compiler", &c.compiler}, std::pair{"command_line", &c.command_line}})
+            if (const value* v = ctx->find(key)) *field = text(*v, std::string("context.") + key);
+        if (const value* extra = ctx->find("extra")) {
+            of(*extra, value::kind::object, "context.extra");
+            for (std::size_t i = 0; i < extra->keys.size(); ++i)
+                c.extra.emplace_back(extra->keys[i], text(extra->items[i], "context.extra." + extra->keys[i]));
+        }
+        if (const value* ns = ctx->find("notes")) {
+            of(*ns, value::kind::array, "context.notes");
+            for (std::size_t i = 0; i < ns->items.size(); ++i)
+                notes.push_back(text(ns->items[i], "context.notes[" + std::to_string(i) + "]"));
+        }
+    }
+
+    record record_of(const value& v, const std::string& path) const {
+        of(v, value::kind::object, path);
+        record r;
+        r.kernel = text(need(v, "kernel", path), path + ".kernel");
+        const value& ps = of(need(v, "params", path), value::kind::object, path + ".params");
+        for (std::size_t i = 0; i < ps.keys.size(); ++i) {
+            const value& p = ps.items[i];
+            const std::string at = path + ".params." + ps.keys[i];
+            if (p.k == value::kind::string) r.params.set(ps.keys[i], param_value(p.text));
+            else if (p.k == value::kind::number && p.integral) r.params.set(ps.keys[i], param_value(p.integer));
+            else if (p.k == value::kind::number) r.params.set(ps.keys[i], param_value(p.number));
+            else wrong(p, at, "an integer, a number or a string");
+        }
+        r.samples = numbers(need(v, "samples", path), path + ".samples");
+        if (const value* it = v.find("iterations")) r.iterations = static_cast<std::size_t>(integer(*it, path + ".iterations"));
+        if (const value* o = v.find("overheads")) r.overheads = numbers(*o, path + ".overheads");
+        if (const value* st = v.find("stop")) r.stop = text(*st, path + ".stop");
+        if (const value* ns = v.find("notes")) {
+            of(*ns, value::kind::array, path + ".notes");
+            for (std::size_t i = 0; i < ns->items.size(); ++i)
+                r.notes.push_back(text(ns->items[i], path + ".notes[" + std::to_string(i) + "]"));
+        }
+        return r;
+    }
+
+private:
+    std::vector<double> numbers(const value& v, const std::string& path) const {
+        of(v, value::kind::array, path);
+        std::vector<double> out;
+        out.reserve(v.items.size());
+        for (std::size_t i = 0; i < v.items.size(); ++i) {
+            const value& x = v.items[i];
+            // comet writes null for a sample that is not a finite number: it cannot be compared.
+            if (x.k != value::kind::number) wrong(x, path + "[" + std::to_string(i) + "]", "a number");
+            out.push_back(x.number);
+        }
+        return out;
+    }
+
+    const parser& p_;
+};
+
+}  // namespace detail::json_read
+
+/// Reads a results.json (schema_version 1, docs/results-schema.md) from `text`; `source` names
+/// it in errors (the file's path).
+/// @throws invalid_argument, one line: "<source>:<line>: <what was expected, and found>".
+inline results_file read_results(std::string_view text, std::string_view source = "<input>") {
+    using detail::json_read::value;
+    detail::json_read::parser p(text, source);
+    const value doc = p.document();
+    const detail::json_read::reader rd(p);
+    if (doc.k != value::kind::object) rd.wrong(doc, "the document", "an object (comet's results.json)");
+    const value* version = doc.find("schema_version");
+    if (!version) {
+        if (doc.find("benchmarks")) p.fail_at(doc.line, "a Google Benchmark file (gbench.json), not comet's results.json");
+        p.fail_at(doc.line, "expected a member \"schema_version\" (is it comet's results.json?)");
+    }
+    if (const auto v = rd.integer(*version, "schema_version"); v != results_schema_version)
+        p.fail_at(version->line, "schema_version " + std::to_string(v) + ": this comet reads version " +
+                                     std::to_string(results_schema_version));
+    results_file out;
+    rd.context_of(doc, out.ctx, out.notes);
+    const value& results = rd.of(rd.need(doc, "results", "the document"), value::kind::array, "results");
+    for (std::size_t i = 0; i < results.items.size(); ++i)
+        out.results.records.push_back(rd.record_of(results.items[i], "results[" + std::to_string(i) + "]"));
+    return out;
+}
+
+/// Reads the results.json at `path`.
+/// @throws invalid_argument naming the file: it cannot be read, or as `read_results`.
+/// @code  const comet::results_file before = comet::read_results_file("before/results.json");  @endcode
+inline results_file read_results_file(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) raise<invalid_argument>(-1, path.string(), ": a folder, not a file");
+    std::ifstream f(path, std::ios::binary);
+    if (!f) raise<invalid_argument>(-1, path.string(), ": ", std::filesystem::exists(path, ec) ? "cannot be read" : "no such file");
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (f.bad()) raise<invalid_argument>(-1, path.string(), ": reading failed");
+    return read_results(text, path.string());
+}
+
+}  // namespace comet

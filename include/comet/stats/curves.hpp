@@ -1,0 +1,88 @@
+// comet/stats/curves.hpp — a kernel's records read as curves: the records grouped by every param
+// except the one a curve runs along (so broadcast records make one curve against `nodes` per
+// `size`, matrix records one curve against `matrix_dim` per `nodes`, ...), the samples of a
+// group's records at one x pooled, and each point read as one statistic of its samples.
+//
+// What the growth fits (growth.hpp) and the analyses of contention and overlap (analysis/) stand
+// on. Deliberately not here: fitting anything to a curve (growth.hpp) — this header, like the
+// analyses that read it, needs no least squares and no Eigen.
+#pragma once
+
+#include <comet/stats/record.hpp>
+#include <comet/stats/summary.hpp>
+
+#include <algorithm>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace comet {
+
+/// Options shared by the growth analyses.
+struct growth_options {
+    /// The statistic of each record's samples; unset: the median.
+    std::optional<statistic> stat;
+};
+
+/// One point of a curve: the x value (nodes, matrix dimension, ...) and the statistic of the
+/// pooled samples there, in seconds.
+struct growth_point {
+    double x = 0.0;
+    double time = 0.0;
+
+    friend bool operator==(const growth_point&, const growth_point&) = default;
+};
+
+namespace detail::growth {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+/// `p` without the named params and without the descriptive ones (`is_descriptive_param`),
+/// which say how a point was measured, not which point it is.
+inline params without(const params& p, std::initializer_list<std::string_view> names) {
+    params out;
+    for (const auto& [name, value] : p)
+        if (std::find(names.begin(), names.end(), name) == names.end() && !is_descriptive_param(name)) out.set(name, value);
+    return out;
+}
+
+/// The records of one curve: x value -> pooled samples.
+struct curve {
+    params key;
+    std::map<double, std::vector<double>> by_x;
+};
+
+/// The curves of `kernel`: records with a numeric `x_param` and samples, grouped by their
+/// params without `x_param` and `also_ignore`, in the order each group is first seen.
+inline std::vector<curve> curves(const result_set& results, std::string_view kernel, std::string_view x_param,
+                                 std::initializer_list<std::string_view> also_ignore = {}) {
+    std::vector<curve> out;
+    for (const record* r : results.of(kernel)) {
+        const auto x = r->params.number(x_param);
+        if (!x || r->samples.empty()) continue;
+        params key = without(r->params, {x_param});
+        if (also_ignore.size() != 0) key = without(key, also_ignore);
+        auto it = std::find_if(out.begin(), out.end(), [&](const curve& c) { return c.key == key; });
+        if (it == out.end()) it = out.insert(out.end(), curve{std::move(key), {}});
+        auto& s = it->by_x[*x];
+        s.insert(s.end(), r->samples.begin(), r->samples.end());
+    }
+    return out;
+}
+
+/// The statistics of the pooled samples of each x of `c`, ascending x.
+inline std::vector<growth_point> points_of(const curve& c, statistic s) {
+    std::vector<growth_point> pts;
+    for (const auto& [x, samples] : c.by_x) pts.push_back({x, statistic_of(samples, s)});
+    return pts;
+}
+
+inline double median_of(std::vector<double> v) { return v.empty() ? nan : summarize(v).median; }
+inline double max_of(const std::vector<double>& v) { return v.empty() ? nan : *std::max_element(v.begin(), v.end()); }
+
+}  // namespace detail::growth
+}  // namespace comet

@@ -1,0 +1,216 @@
+// Tests of comet/stats/compare.hpp: the Mann–Whitney U test against U and p computed by hand
+// (each computation in the comment beside it; SciPy 1.10's mannwhitneyu prints the same
+// numbers), and compare_runs: matching by name without the descriptive params, the verdicts
+// and the threshold, points in one run only, and its one-line errors.
+#include <comet/stats/compare.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace compare_test {
+
+/// Whether calling `f` throws comet::invalid_argument whose message contains `part`.
+template <class F>
+bool throws_saying(F&& f, const std::string& part) {
+    try {
+        f();
+    } catch (const comet::invalid_argument& e) {
+        const std::string what = e.what();
+        BOOST_TEST_MESSAGE(what);
+        return what.find(part) != std::string::npos && what.find('\n') == std::string::npos;
+    }
+    return false;
+}
+
+inline comet::record echo(std::int64_t size, std::vector<double> samples, const char* implementation = nullptr) {
+    comet::record r{.kernel = "echo", .params = {{"size", size}, {"hops", 1}, {"nodes", 2}}, .samples = std::move(samples)};
+    if (implementation) r.params.set("implementation", implementation);
+    return r;
+}
+
+/// 15 distinct samples around `median` (±1.4%), in a scrambled order.
+inline std::vector<double> around(double median) {
+    std::vector<double> out;
+    for (int i = 0; i < 15; ++i) out.push_back(median * (1.0 + 0.002 * ((i * 7) % 15 - 7)));
+    return out;
+}
+
+}  // namespace compare_test
+
+BOOST_AUTO_TEST_SUITE(compare)
+
+BOOST_AUTO_TEST_CASE(u_test_exact_without_ties) {
+    // a = {19, 22, 16, 29, 24}, b = {20, 11, 17, 12}. Pooled and sorted:
+    //   11b 12b 16a 17b 19a 20b 22a 24a 29a  → ranks of a: 3, 5, 7, 8, 9, R_a = 32,
+    //   U_a = R_a − 5·6/2 = 17, U_b = 5·4 − 17 = 3.
+    // No ties and a side of 4 ≤ 8: exact. P(U ≥ 17) = P(U ≤ 3) by symmetry = (orderings with
+    // U = 0, 1, 2, 3: the partitions of 0..3 into at most 4 parts of at most 5: 1 + 1 + 2 + 3 = 7)
+    // / C(9, 4) = 7/126, so p = 2·7/126 = 1/9.
+    const std::vector<double> a{19, 22, 16, 29, 24}, b{20, 11, 17, 12};
+    const comet::mann_whitney t = comet::mann_whitney_u(a, b);
+    BOOST_TEST(t.exact);
+    BOOST_TEST(t.u == 17.0);
+    BOOST_TEST(t.p == 1.0 / 9.0, boost::test_tools::tolerance(1e-12));
+    // The other way round: U of the first sample is 3, p the same.
+    const comet::mann_whitney r = comet::mann_whitney_u(b, a);
+    BOOST_TEST(r.u == 3.0);
+    BOOST_TEST(r.p == t.p, boost::test_tools::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(u_test_exact_with_one_large_side) {
+    // a = {1, 2, 3} all below b = {4, ..., 30} (27 samples): U_a = 0, and only 1 of the
+    // C(30, 3) = 4060 orderings puts a's three lowest, so p = 2/4060 = 4.926e-4.
+    std::vector<double> b(27);
+    std::iota(b.begin(), b.end(), 4.0);
+    const comet::mann_whitney t = comet::mann_whitney_u(std::vector<double>{1, 2, 3}, b);
+    BOOST_TEST(t.exact);
+    BOOST_TEST(t.u == 0.0);
+    BOOST_TEST(t.p == 2.0 / 4060.0, boost::test_tools::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(u_test_normal_with_ties) {
+    // a = {1, 2, 2, 3}, b = {2, 4, 5}. Sorted: 1a 2a 2a 2b 3a 4b 5b; the three 2s share ranks
+    // 2, 3, 4 → 3 each. R_a = 1 + 3 + 3 + 5 = 12, U_a = 12 − 4·5/2 = 2, U_b = 12 − 2 = 10.
+    // Ties: the normal approximation. N = 7, one group of t = 3: Σ(t³ − t) = 24.
+    //   σ² = 4·3/12 · ((7 + 1) − 24/(7·6)) = 8 − 4/7 = 7.428571, σ = 2.725541
+    //   z = (max(U_a, U_b) − 4·3/2 − ½)/σ = 3.5/2.725541 = 1.284152
+    //   p = 2·(1 − Φ(1.284152)) = 2·0.0995449 = 0.199090
+    const comet::mann_whitney t = comet::mann_whitney_u(std::vector<double>{1, 2, 2, 3}, std::vector<double>{2, 4, 5});
+    BOOST_TEST(!t.exact);
+    BOOST_TEST(t.u == 2.0);
+    BOOST_TEST(t.p == 0.19908985214820463, boost::test_tools::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_CASE(u_test_normal_for_large_samples) {
+    // a = 1..10 all below b = 11..20: U_a = 0, U = 100; 10 a side > 8: normal.
+    //   σ² = 10·10/12 · 21 = 175, z = (100 − 50 − ½)/√175 = 49.5/13.228757 = 3.741848,
+    //   p = 2·(1 − Φ(3.741848)) = 1.8267e-4
+    std::vector<double> a(10), b(10);
+    std::iota(a.begin(), a.end(), 1.0);
+    std::iota(b.begin(), b.end(), 11.0);
+    const comet::mann_whitney t = comet::mann_whitney_u(a, b);
+    BOOST_TEST(!t.exact);
+    BOOST_TEST(t.u == 0.0);
+    BOOST_TEST(t.p == 0.00018267179110955002, boost::test_tools::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_CASE(u_test_of_equal_samples_is_one) {
+    // Every value equal: σ = 0, no evidence either way. A set against itself: U = n²/2, the
+    // middle, p = 1 (2·P(U ≥ middle) > 1 is clipped).
+    const comet::mann_whitney t = comet::mann_whitney_u(std::vector<double>{5, 5, 5}, std::vector<double>{5, 5});
+    BOOST_TEST(t.u == 3.0);
+    BOOST_TEST(t.p == 1.0);
+    const auto s = compare_test::around(1e-6);
+    const comet::mann_whitney self = comet::mann_whitney_u(s, s);
+    BOOST_TEST(self.u == 15.0 * 15.0 / 2.0);
+    BOOST_TEST(self.p == 1.0);
+}
+
+BOOST_AUTO_TEST_CASE(u_test_rejects_empty_and_nan) {
+    const std::vector<double> none, some{1.0}, nan{1.0, std::nan("")};
+    BOOST_TEST(compare_test::throws_saying([&] { comet::mann_whitney_u(none, some); }, "mann_whitney_u: the first sample set is empty"));
+    BOOST_TEST(compare_test::throws_saying([&] { comet::mann_whitney_u(some, none); }, "the second sample set is empty"));
+    BOOST_TEST(compare_test::throws_saying([&] { comet::mann_whitney_u(some, nan); }, "sample 1 is NaN"));
+}
+
+BOOST_AUTO_TEST_CASE(point_names) {
+    comet::record r{.kernel = "contention",
+                    .params = {{"size", 8}, {"hops", 1}, {"nodes", 4}, {"load", 0.5}, {"cross_size", 486}, {"implementation", "native"}}};
+    BOOST_TEST(comet::point_name(r) == "contention/size:8/hops:1/nodes:4/load:0.5/cross_size:486");
+    // Every descriptive param is left out; a word is written as it is; an integral real as an integer.
+    comet::record o{.kernel = "overlap", .params = {{"mode", "sync"}, {"form", "send_recv"}, {"reduction", "test_node"}, {"order", "shuffle"},
+                                                     {"seed", 7}, {"closing_barrier", 1e-6}, {"vector_length", 2.0}}};
+    BOOST_TEST(comet::point_name(o) == "overlap/mode:sync/vector_length:2");
+}
+
+BOOST_AUTO_TEST_CASE(runs_match_by_name_and_list_the_rest) {
+    using compare_test::around;
+    using compare_test::echo;
+    const comet::result_set a{{echo(0, around(1e-6), "native"), echo(8, around(1e-6)), echo(64, around(2e-6))}};
+    const comet::result_set b{{echo(4096, around(5e-6)), echo(64, around(2e-6)), echo(0, around(1e-6), "portable")}};
+    const comet::run_comparison c = comet::compare_runs(a, b);
+    BOOST_TEST_REQUIRE(c.points.size() == 2u);
+    BOOST_TEST(c.points[0].name == "echo/size:0/hops:1/nodes:2");  // A's order; implementation differs, same point
+    BOOST_TEST(c.points[1].name == "echo/size:64/hops:1/nodes:2");
+    BOOST_TEST(c.only_in_a == std::vector<std::string>{"echo/size:8/hops:1/nodes:2"});
+    BOOST_TEST(c.only_in_b == std::vector<std::string>{"echo/size:4096/hops:1/nodes:2"});
+    for (const auto& p : c.points) {  // identical samples on both sides
+        BOOST_TEST(p.test.p == 1.0);
+        BOOST_TEST(*p.change == 0.0);
+        BOOST_TEST((p.verdict == comet::change_verdict::same));
+        BOOST_TEST(!p.regression);
+    }
+    BOOST_TEST(*c.points[0].params.text("implementation") == "native");  // A's params, as they were
+    BOOST_TEST(!c.regressed());
+}
+
+BOOST_AUTO_TEST_CASE(verdicts_need_significance_and_the_threshold) {
+    using compare_test::around;
+    using compare_test::echo;
+    // around() spans ±1.4%, so 1.5×, 0.5× and 1.03× all separate the samples completely:
+    // U_a = 0, U = 225 and (15 a side > 8: normal) σ² = 15·15/12 · 31 = 581.25,
+    // p = 2·(1 − Φ((225 − 112.5 − ½)/24.1091)) = 2·(1 − Φ(4.64555)) = 3.392e-6 — significant,
+    // but at 1.03× within 5%. 1.10× with 3 samples a side cannot be significant at 1%: the
+    // exact p of a complete separation is 2/C(6, 3) = 0.1.
+    const comet::result_set a{{echo(0, around(1e-6)), echo(8, around(1e-6)), echo(64, around(1e-6)), echo(100, {1e-6, 1.01e-6, 0.99e-6})}};
+    auto scaled = [](std::vector<double> v, double f) {
+        for (double& x : v) x *= f;
+        return v;
+    };
+    const comet::result_set b{{echo(0, scaled(around(1e-6), 1.5)), echo(8, scaled(around(1e-6), 0.5)), echo(64, scaled(around(1e-6), 1.03)),
+                               echo(100, {1.1e-6, 1.111e-6, 1.089e-6})}};
+    const comet::run_comparison c = comet::compare_runs(a, b);
+    BOOST_TEST_REQUIRE(c.points.size() == 4u);
+    const auto& slower = c.points[0];
+    BOOST_TEST(*slower.change == 0.5, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(slower.test.p == 3.3918213908250945e-06, boost::test_tools::tolerance(1e-6));
+    BOOST_TEST((slower.verdict == comet::change_verdict::slower));
+    BOOST_TEST(slower.regression);
+    BOOST_TEST((c.points[1].verdict == comet::change_verdict::faster));
+    BOOST_TEST(!c.points[1].regression);
+    BOOST_TEST(c.points[2].significant);
+    BOOST_TEST((c.points[2].verdict == comet::change_verdict::same));
+    BOOST_TEST(!c.points[3].significant);
+    BOOST_TEST(c.points[3].test.exact);
+    BOOST_TEST(c.points[3].test.p == 0.1, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST((c.points[3].verdict == comet::change_verdict::same));
+    BOOST_TEST(c.regressed());
+    BOOST_TEST(c.count(comet::change_verdict::slower) == 1u);
+    BOOST_TEST(c.count(comet::change_verdict::faster) == 1u);
+    BOOST_TEST(c.significant() == 3u);
+    // A threshold of 60% lets the 50% slowdown pass.
+    BOOST_TEST(!comet::compare_runs(a, b, {.threshold = 0.6}).regressed());
+}
+
+BOOST_AUTO_TEST_CASE(no_ratio_below_zero) {
+    // Overhead subtraction can leave a median at or below zero: no ratio, and the verdict is
+    // significance and the sign of the difference.
+    const comet::result_set a{{compare_test::echo(0, {-3e-9, -2e-9, -1e-9, -2.5e-9, -1.5e-9, -2.2e-9, -1.8e-9, -2.1e-9, -1.9e-9})}};
+    const comet::result_set b{{compare_test::echo(0, {3e-9, 2e-9, 1e-9, 2.5e-9, 1.5e-9, 2.2e-9, 1.8e-9, 2.1e-9, 1.9e-9})}};
+    const comet::run_comparison c = comet::compare_runs(a, b);
+    BOOST_TEST(!c.points[0].change.has_value());
+    BOOST_TEST((c.points[0].verdict == comet::change_verdict::slower));
+}
+
+BOOST_AUTO_TEST_CASE(errors_are_one_line) {
+    using compare_test::echo;
+    using compare_test::throws_saying;
+    const comet::result_set a{{echo(8, {1e-6, 2e-6})}}, b{{echo(64, {1e-6})}};
+    BOOST_TEST(throws_saying([&] { comet::compare_runs(a, b); },
+                             "compare_runs: the runs have no point in common (A: 1 point, echo/size:8/hops:1/nodes:2; "
+                             "B: 1 point, echo/size:64/hops:1/nodes:2)"));
+    const comet::result_set two{{echo(0, {1e-6}), echo(1, {1e-6})}};
+    BOOST_TEST(throws_saying([&] { comet::compare_runs({}, two); }, "(A: no points; B: 2 points, e.g. echo/size:0/hops:1/nodes:2)"));
+    const comet::result_set empty{{echo(8, {})}};
+    BOOST_TEST(throws_saying([&] { comet::compare_runs(a, empty); }, "compare_runs: echo/size:8/hops:1/nodes:2 has no samples in run B"));
+    const comet::result_set twice{{echo(8, {1e-6}, "native"), echo(8, {1e-6}, "portable")}};
+    BOOST_TEST(throws_saying([&] { comet::compare_runs(twice, a); }, "compare_runs: run A has two records of echo/size:8/hops:1/nodes:2"));
+    BOOST_TEST(throws_saying([&] { comet::compare_runs(a, a, {.alpha = 0.0}); }, "compare_runs: alpha = 0 is outside (0, 1)"));
+    BOOST_TEST(throws_saying([&] { comet::compare_runs(a, a, {.threshold = -0.1}); }, "threshold = -0.1 is not a finite number >= 0"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
