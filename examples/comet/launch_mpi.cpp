@@ -59,19 +59,6 @@ boost::mpi::communicator first_processes(const boost::mpi::communicator& world, 
     return boost::mpi::communicator(sub, sub == MPI_COMM_NULL ? boost::mpi::comm_attach : boost::mpi::comm_take_ownership);
 }
 
-/// Waits for every process of `world` to arrive, sleeping between looks: the processes outside
-/// the group being measured must leave the cores to it (MPI_Barrier spins in most libraries,
-/// and a job may have more processes than cores).
-void wait_quietly(const boost::mpi::communicator& world) {
-    MPI_Request done = MPI_REQUEST_NULL;
-    MPI_Ibarrier(world, &done);
-    for (int finished = 0;;) {
-        MPI_Test(&done, &finished, MPI_STATUS_IGNORE);
-        if (finished) return;
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-}
-
 /// How many processes of `world` run on this machine (MPI-3's shared-memory split). Collective.
 int processes_here(const boost::mpi::communicator& world) {
     MPI_Comm here = MPI_COMM_NULL;
@@ -144,7 +131,7 @@ outcome launch_mpi(const settings& s) {
     for (int p : groups) {
         if (const auto group = first_processes(world, p))
             o.results.append(comet::mpi::run(group, [&](comet::mpi::transport& t) { return comet::run_suite(t, cfg); }));
-        wait_quietly(world);  // the processes outside this group wait for it
+        comet::mpi::detail::wait_quietly(world);  // the processes outside this group wait for it
     }
     o.writes_report = reports;
     o.groups = groups;

@@ -54,18 +54,6 @@ struct mpi_setup {
 using comet::mpi::transport;
 using comet_test::mentions;
 
-/// Waits for every process of `world`, sleeping between looks: a job may have more processes
-/// than cores, and the ones outside a check's group must leave the cores to it.
-inline void wait_quietly(MPI_Comm world) {
-    MPI_Request done = MPI_REQUEST_NULL;
-    MPI_Ibarrier(world, &done);
-    for (int finished = 0;;) {
-        MPI_Test(&done, &finished, MPI_STATUS_IGNORE);
-        if (finished) return;
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-}
-
 /// Runs `fn(transport&)` on the first `wanted` processes of the job, on a communicator of
 /// their own; the others wait. Skipped everywhere if the job is smaller.
 template <class F>
@@ -81,7 +69,7 @@ void on_first(int wanted, comet::mpi::options o, F&& fn) {
         const boost::mpi::communicator group(sub, boost::mpi::comm_take_ownership);
         comet::mpi::run(group, o, fn);
     }
-    wait_quietly(world);
+    comet::mpi::detail::wait_quietly(world);
 }
 
 /// The conformance runners: the thin transport, the guarded one, and comet::buffered over the

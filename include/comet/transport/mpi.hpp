@@ -90,6 +90,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -97,6 +98,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -134,6 +136,19 @@ inline bool mpi_running() noexcept {
     MPI_Initialized(&running);
     MPI_Finalized(&finished);
     return running && !finished;
+}
+
+/// Waits for every process of `comm` to arrive, sleeping a millisecond between looks: processes
+/// outside the group being measured must leave the cores to it (MPI_Barrier spins in most
+/// libraries, and a job may have more processes than cores). Collective.
+inline void wait_quietly(MPI_Comm comm) {
+    MPI_Request done = MPI_REQUEST_NULL;
+    MPI_Ibarrier(comm, &done);
+    for (int finished = 0;;) {
+        MPI_Test(&done, &finished, MPI_STATUS_IGNORE);
+        if (finished) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
 }
 
 }  // namespace detail

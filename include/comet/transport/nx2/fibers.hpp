@@ -13,7 +13,11 @@
 // the stack it runs on, so exceptions thrown on a fiber unwind cleanly) and
 // `__tsan_create_fiber` / `__tsan_switch_to_fiber` (TSan keeps a shadow stack per fiber). All
 // fibers run on one OS thread, so TSan has no race to find; the annotations keep its bookkeeping
-// right. The annotations compile only under the sanitizers.
+// right. A fiber's outermost frames never return (Boost leaves a finished fiber by a jump), so
+// their redzones would stay poisoned in ASan's shadow after the stack is unmapped, and a later
+// run's stack mapped at the same addresses would inherit them (a compiler's frame setup writes
+// only its redzones and trusts the rest to be clean): every stack's shadow is cleared when it is
+// mapped and before it is unmapped. The annotations compile only under the sanitizers.
 #pragma once
 
 #include <boost/context/fiber.hpp>
@@ -39,6 +43,7 @@
 #endif
 #endif
 #ifdef COMET_NX2_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 #ifdef COMET_NX2_TSAN
@@ -137,9 +142,18 @@ private:
             auto sc = inner.allocate();
             owner->bottom = static_cast<const char*>(sc.sp) - sc.size;
             owner->size = sc.size;
+            clear_shadow(sc);
             return sc;
         }
-        void deallocate(boost::context::stack_context& sc) noexcept { inner.deallocate(sc); }
+        void deallocate(boost::context::stack_context& sc) noexcept {
+            clear_shadow(sc);
+            inner.deallocate(sc);
+        }
+        static void clear_shadow([[maybe_unused]] const boost::context::stack_context& sc) noexcept {
+#ifdef COMET_NX2_ASAN
+            __asan_unpoison_memory_region(static_cast<const char*>(sc.sp) - sc.size, sc.size);
+#endif
+        }
     };
 
     /// First thing on a stack after a switch to it.
