@@ -12,20 +12,22 @@ jobs=$(nproc)
 step() { printf '\n== %s\n' "$*"; }
 
 step "optimised build: every test"
-cmake -S . -B "$root/release" -DCMAKE_BUILD_TYPE=Release
+# The options are said explicitly: the main job (scripts/main.sh) configures the same tree
+# without tests, and a cached OFF must not leave this command with nothing to run.
+cmake -S . -B "$root/release" -DCMAKE_BUILD_TYPE=Release -DCOMET_BUILD_TESTS=ON -DCOMET_BUILD_BENCH=ON -DCOMET_BUILD_EXAMPLES=ON
 cmake --build "$root/release" -j "$jobs"
-ctest --test-dir "$root/release" --output-on-failure -j "$jobs"
+ctest --no-tests=error --test-dir "$root/release" --output-on-failure -j "$jobs"
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer: unit tests, examples and the comet program"
-cmake -S . -B "$root/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMET_BUILD_BENCH=OFF \
+cmake -S . -B "$root/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMET_BUILD_TESTS=ON -DCOMET_BUILD_BENCH=OFF -DCOMET_BUILD_EXAMPLES=ON \
   -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cmake --build "$root/asan" -j "$jobs"
-ctest --test-dir "$root/asan" --output-on-failure -j "$jobs" -L "unit|example|cli"
+ctest --no-tests=error --test-dir "$root/asan" --output-on-failure -j "$jobs" -L "unit|example|cli"
 
 step "ThreadSanitizer: unit tests"
-cmake -S . -B "$root/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMET_BUILD_BENCH=OFF -DCOMET_BUILD_EXAMPLES=OFF \
+cmake -S . -B "$root/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMET_BUILD_TESTS=ON -DCOMET_BUILD_BENCH=OFF -DCOMET_BUILD_EXAMPLES=OFF \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread"
 cmake --build "$root/tsan" -j "$jobs"
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --test-dir "$root/tsan" --output-on-failure -j "$jobs" -L unit
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --no-tests=error --test-dir "$root/tsan" --output-on-failure -j "$jobs" -L unit
 
 step "all tests passed"
