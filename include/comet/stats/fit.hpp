@@ -120,13 +120,6 @@ struct model_fit {
     std::size_t dof() const { return points > params ? points - params : 0; }
 };
 
-inline std::size_t distinct_sizes(std::span<const transfer_point> pts) {
-    std::vector<double> s;
-    for (const auto& p : pts) s.push_back(p.size);
-    std::sort(s.begin(), s.end());
-    return static_cast<std::size_t>(std::unique(s.begin(), s.end()) - s.begin());
-}
-
 /// Fits the model to `pts`; joint with a hop term when they span ≥ 2 hop values (the rule is
 /// applied to the points of each regime, because a hop column that is constant within a regime
 /// cannot be told apart from the intercept). `singular` when the design is.
