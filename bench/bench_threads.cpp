@@ -6,11 +6,15 @@
 //   large messages: two threads handing a 1 MiB buffer back and forth, the receiver copying
 //                   straight out of the sender's buffer (one copy per leg), against comet's
 //                   1 MiB echo, one way;
+//   swaps:          two threads each copying the other's 2 MB buffer into its own at the same
+//                   time (both halves moved once), against COMMTEST's 2 MB swap by protocol
+//                   (0,3) as one message (irecv + isend + waits on both ranks);
 //   more ranks than cores: echo inside an 8-rank group, and 4 pairs echoing at once.
 //
 // The host may place the two cores near or far from each other, and may move them while this
 // runs, so floor and transport are measured alternately, trial by trial, and the ratio is the
 // median of the per-trial ratios. Run it on an otherwise idle machine, built with optimisation.
+#include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/echo.hpp>
 #include <comet/timing/clock.hpp>
 #include <comet/transport/threads.hpp>
@@ -94,6 +98,51 @@ double single_copy_floor(std::size_t n, std::size_t rounds) {
         });
 }
 
+/// Time of a swap of `n` bytes the fastest way two threads can: both copy the other's buffer
+/// into their own at once, between two meetings (spinning on a shared counter); per swap.
+double double_copy_floor(std::size_t n, std::size_t rounds) {
+    std::vector<std::byte> a(n, std::byte{1}), b(n, std::byte{2}), a_in(n), b_in(n);
+    alignas(64) std::atomic<std::uint64_t> arrived{0};
+    const std::size_t total = rounds + 3;
+    const auto meet = [&](std::uint64_t& count) {
+        count += 2;
+        arrived.fetch_add(1, std::memory_order_acq_rel);
+        while (arrived.load(std::memory_order_acquire) < count) comet::threads::detail::cpu_relax();
+    };
+    return on_two_threads(
+        [&] {
+            std::uint64_t count = 0;
+            double seconds = 0;
+            for (std::size_t r = 0; r < total; ++r) {
+                meet(count);
+                const auto t0 = clock_type::now();
+                comet::threads::detail::copy_bulk(a_in.data(), b.data(), n);
+                meet(count);
+                if (r >= 3) seconds += seconds_since(t0);  // the first rounds warm up
+            }
+            return seconds / static_cast<double>(rounds);
+        },
+        [&] {
+            std::uint64_t count = 0;
+            for (std::size_t r = 0; r < total; ++r) {
+                meet(count);
+                comet::threads::detail::copy_bulk(b_in.data(), a.data(), n);
+                meet(count);
+            }
+        });
+}
+
+/// COMMTEST's swap of `n` bytes as one message by protocol (0,3) between two ranks: the median
+/// of `samples` exchanges (each one sample, the slower rank's time).
+double comet_swap(std::size_t n, std::size_t samples) {
+    namespace ct = comet::kernels::commtest;
+    const auto r = comet::threads::run(2, [&](comet::threads::transport& t) {
+        return ct::commtest(t, {.protocols = {{0, 3}}, .volumes = {n}, .messages = {1},
+                                .sampling = comet::fixed_sampling(samples, 1)});
+    });
+    return median(r[0].records.at(0).samples);
+}
+
 /// comet's echo of `n` bytes between ranks 0 and 1 of a group of `ranks`, one way.
 double comet_echo(std::size_t n, std::size_t rounds, int ranks = 2) {
     const auto r = comet::threads::run(ranks, [&](comet::threads::transport& t) {
@@ -161,6 +210,9 @@ int main() {
     print(compare("8 B echo / cache line", 2.0, 15, [] { return cache_line_floor(20000); }, [] { return comet_echo(8, 20000); }));
     print(compare("1 MiB echo / single copy", 1.3, 15, [] { return single_copy_floor(1 << 20, 100); },
                   [] { return comet_echo(1 << 20, 100); }));
+
+    print(compare("2 MB swap (0,3) / 2 copies", 1.3, 15, [] { return double_copy_floor(2 << 20, 50); },
+                  [] { return comet_swap(2 << 20, 50); }));
 
     std::printf("\nmore ranks than cores (a context switch, a few microseconds, is the floor there)\n");
     std::vector<double> in8, pairs4;

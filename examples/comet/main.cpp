@@ -2,6 +2,8 @@
 //
 //   comet [--transport threads|mpi|ipsc860] [--nodes P] [--kernels echo,pairwise,...|all]
 //         [--sizes 0,8,100,4096,...] [--hops 1,2,...] [--reps N] [--out DIR]
+//         [--protocols (0,3),(1,0),...|all] [--volumes 8KB,128KB,2MB] [--pairs 0-1,0-2,0-2+1-3]
+//         [--cache flushed|warm|repeat:K] [--prepost]                      (--kernels commtest)
 //   comet compare A B [--alpha 0.01] [--threshold 0.05]
 //
 // Prints the tables (with the fitted start-up and per-byte times and the other analyses) and,
@@ -29,6 +31,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace po = boost::program_options;
@@ -62,6 +65,37 @@ double real(const std::string& option, const std::string& text, const char* kind
     if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || !fits(v))
         throw usage_error("--" + option + ": '" + text + "' is not " + kind);
     return v;
+}
+
+/// A volume: bytes, or KB / MB of 1024 / 1048576 bytes as the COMMTEST seed counts them
+/// ("2MB" is 262,144 doubles).
+std::size_t volume(const std::string& text) {
+    std::string digits = text;
+    long long unit = 1;
+    for (const auto& [suffix, factor] : {std::pair{"KB", 1024LL}, std::pair{"MB", 1024LL * 1024}})
+        if (text.size() > 2 && text.ends_with(suffix)) digits = text.substr(0, text.size() - 2), unit = factor;
+    const long long v = integer("volumes", digits, 1, static_cast<long long>(comet::max_message_size) / unit);
+    return static_cast<std::size_t>(v * unit);
+}
+
+/// The protocols of --protocols: "all", or a list like "(0,3),(1,0)" (the commas inside the
+/// parentheses are the protocols' own).
+std::vector<comet::kernels::commtest::protocol> protocols(const std::string& text) {
+    namespace ct = comet::kernels::commtest;
+    if (text == "all") return {ct::all_protocols.begin(), ct::all_protocols.end()};
+    std::vector<ct::protocol> out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const auto close = text.find(')', at);
+        const std::string one = text.substr(at, close == std::string::npos ? std::string::npos : close + 1 - at);
+        const auto p = ct::parse_protocol(one);
+        if (!p) throw usage_error("--protocols: '" + one + "' is not a protocol (0,0)..(0,9) or (1,0)..(1,10), nor all");
+        out.push_back(*p);
+        at = close + 1;
+        if (at < text.size() && text[at] == ',') ++at;
+    }
+    if (out.empty()) throw usage_error("--protocols: no protocol given");
+    return out;
 }
 
 /// comet compare A B [--alpha a] [--threshold t]: each run a results.json, or a report folder
@@ -123,6 +157,12 @@ settings parse(int argc, char** argv) {
         "seed", po::value<std::string>(), "seed of the shuffled order (default 1993)")(
         "test-node", po::value<std::string>(), "the rank that times (default 0)")(
         "break", po::value<std::string>(), "message size where the fits split in two (default: found from the data)")(
+        "protocols", po::value<std::string>(), "commtest: SWAP protocols, e.g. (0,3),(1,0), or all (default)")(
+        "volumes", po::value<std::string>(), "commtest: bytes each rank swaps, e.g. 8KB,128KB,2MB (the default; KB = 1024 bytes)")(
+        "messages", po::value<std::string>(), "commtest: numbers of messages the volume is split into (default 1,2,4,...,1024)")(
+        "pairs", po::value<std::string>(), "commtest: pair sets swapping, e.g. 0-1,0-2,0-2+1-3 (default 0-1)")(
+        "cache", po::value<std::string>(), "commtest: flushed | warm (default) | repeat:K")(
+        "prepost", "commtest: the seed's reorganised loop (prepost the next receive, complete the previous send late)")(
         "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt")(
         "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see the README)");
     po::variables_map vm;
@@ -209,8 +249,35 @@ settings parse(int argc, char** argv) {
     if (vm.count("test-node")) {
         const int n = static_cast<int>(integer("test-node", vm["test-node"].as<std::string>(), 0, 1 << 20));
         c.transfer.test_node = c.broadcast.test_node = c.global_sum.test_node = c.barrier.test_node = n;
-        c.contention.test_node = c.overlap.test_node = c.matrix.test_node = n;
+        c.contention.test_node = c.overlap.test_node = c.matrix.test_node = c.commtest.test_node = n;
     }
+    if (vm.count("protocols")) c.commtest.protocols = protocols(vm["protocols"].as<std::string>());
+    if (vm.count("volumes")) {
+        c.commtest.volumes.clear();
+        for (const auto& x : split(vm["volumes"].as<std::string>())) c.commtest.volumes.push_back(volume(x));
+        if (c.commtest.volumes.empty()) throw usage_error("--volumes: no volume given");
+    }
+    if (vm.count("messages")) {
+        c.commtest.messages.clear();
+        for (const auto& x : split(vm["messages"].as<std::string>()))
+            c.commtest.messages.push_back(static_cast<std::size_t>(integer("messages", x, 1, 1 << 24)));
+        if (c.commtest.messages.empty()) throw usage_error("--messages: no number given");
+    }
+    if (vm.count("pairs")) {
+        c.commtest.pairs.clear();
+        for (const auto& x : split(vm["pairs"].as<std::string>())) {
+            const auto ps = comet::kernels::commtest::parse_pairs(x);
+            if (!ps) throw usage_error("--pairs: '" + x + "' is not a pair set like 0-1 or 0-2+1-3");
+            c.commtest.pairs.push_back(*ps);
+        }
+        if (c.commtest.pairs.empty()) throw usage_error("--pairs: no pair given");
+    }
+    if (vm.count("cache")) {
+        const auto mode = comet::kernels::commtest::parse_cache(vm["cache"].as<std::string>());
+        if (!mode) throw usage_error("--cache: '" + vm["cache"].as<std::string>() + "' is not flushed, warm or repeat:K (K >= 1)");
+        c.commtest.cache = *mode;
+    }
+    if (vm.count("prepost")) c.commtest.prepost = true;
     if (vm.count("break"))
         s.break_size = static_cast<double>(integer("break", vm["break"].as<std::string>(), 0, static_cast<long long>(comet::max_message_size)));
     if (vm.count("out")) s.out = vm["out"].as<std::string>();

@@ -12,6 +12,7 @@
 // throws inside comet::mpi::run ends the job (MPI_Abort) naming the rank and the message, so a
 // broken rule fails the test instead of hanging it. The `failure` suite is disabled: ctest runs
 // its cases on their own and checks that the job ends non-zero, naming the rank.
+#include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/echo.hpp>
 #include <comet/kernels/exchange.hpp>
 #include <comet/kernels/matrix/matrix.hpp>
@@ -154,8 +155,13 @@ using comet::mpi::run;
 
 BOOST_AUTO_TEST_CASE(the_transport_types) {
     static_assert(comet::transport<transport>);
-    static_assert(!comet::buffered_send_transport<transport>, "MPI_Send may wait: the thin transport has no bsend");
+    // MPI_Bsend is there, but as a mode of its own: kernels whose ranks both send first swap by
+    // MPI_Sendrecv; the decorator buffers every send, and they use its bsend.
+    static_assert(comet::buffered_send_transport<transport> && !comet::buffering_transport<transport>);
+    static_assert(comet::kernels::swap_form_of<transport>() == comet::kernels::swap_form::sendrecv);
     using buffered = comet::buffered<transport>;
+    static_assert(comet::buffering_transport<buffered>);
+    static_assert(comet::kernels::swap_form_of<buffered>() == comet::kernels::swap_form::send_recv);
     static_assert(comet::buffered_send_transport<buffered> && comet::sendrecv_transport<buffered> &&
                   comet::synchronous_send_transport<buffered> && comet::ready_send_transport<buffered> &&
                   comet::nonblocking_collective_transport<buffered> && comet::progress_transport<buffered>);
@@ -481,12 +487,57 @@ BOOST_AUTO_TEST_CASE(bad_arguments_name_the_rank) {
         };
         expect([&] { t.send(t.size(), 1, b); }, std::to_string(t.size()));
         expect([&] { t.ssend(0, 40000, b); }, "40000");
+        expect([&] { t.bsend(t.size() + 2, 1, b); }, std::to_string(t.size() + 2));
         expect([&] { (void)t.irsend(-2, 1, b); }, "-2");
         expect([&] { (void)t.iprobe(0, -4); }, "-4");
         expect([&] { (void)t.ibroadcast(t.size() + 1, b); }, std::to_string(t.size() + 1));
         expect([&] { t.sendrecv(0, 1, b, t.size() + 3, 1, b); }, std::to_string(t.size() + 3));
         expect([&] { t.gather(-1, b, b); }, "-1");
         t.barrier();
+    });
+}
+
+// MPI_Bsend: two ranks that both bsend and then receive complete, at sizes that make the
+// transport attach its buffer (8 bytes) and grow it (100,000 bytes, then 1 MiB), and the
+// messages arrive whole.
+BOOST_AUTO_TEST_CASE(mpi_bsend_attaches_and_grows_its_buffer) {
+    run([](transport& t) {
+        if (t.rank() > 1 || t.size() < 2) return;
+        const int peer = 1 - t.rank();
+        int k = 0;
+        for (std::size_t n : {std::size_t{8}, std::size_t{100000}, mib, std::size_t{8}, mib}) {
+            std::vector<std::byte> in(n);
+            for (int round = 0; round < 3; ++round, ++k) {
+                t.bsend(peer, 6, pattern(n, k * 2 + t.rank()));  // a temporary: MPI_Bsend copied it
+                require_status(t, t.recv(peer, 6, in), peer, 6, n, "MPI_Bsend exchange");
+                require_pattern(t, in, n, k * 2 + peer, "MPI_Bsend exchange");
+            }
+        }
+    });
+}
+
+// COMMTEST: all 21 protocols run on MPI (MPI_Bsend, MPI_Rsend with its handshake, MPI_Sendrecv,
+// MPI_Ssend, ...) between 0 and 1, and on 4 processes 0-2 alone and with 1-3 at once; the
+// kernel checks every byte it receives.
+BOOST_AUTO_TEST_CASE(commtest_every_protocol) {
+    namespace ct = comet::kernels::commtest;
+    run([](transport& t) {
+        if (t.size() < 2) return;
+        ct::commtest_config cfg;
+        cfg.volumes = {131072};
+        cfg.messages = {1, 16, 256};
+        cfg.sampling = comet::fixed_sampling(2, 1);
+        cfg.prepost = true;
+        if (t.size() >= 4) cfg.pairs = {{{0, 2}}, {{0, 2}, {1, 3}}};
+        const comet::result_set r = ct::commtest(t, cfg);
+        if (t.rank() != 0) {
+            require(t, r.empty(), "records on a rank that is not the test node");
+            return;
+        }
+        require(t, r.size() == cfg.pairs.size() * 21 * 3, "commtest returned ", r.size(), " records");
+        for (const auto& rec : r.records)
+            require(t, rec.samples.size() == 2 && rec.samples[0] > 0 && rec.samples[1] > 0, "protocol ",
+                    *rec.params.text("protocol"), " has no time");
     });
 }
 

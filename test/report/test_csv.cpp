@@ -1,7 +1,8 @@
 // Tests of comet/report/csv.hpp: the header is the union of param names in first-seen order,
 // missing params, NaN values and statistics the sample count does not support are empty cells,
-// words are quoted as RFC 4180 wants, every number reads back to the same double, and a flagged
-// fit has empty coefficients and its flags.
+// words are quoted as RFC 4180 wants, every number reads back to the same double, a flagged
+// fit has empty coefficients and its flags, and so has a flagged COMMTEST statistic; an
+// unsupported protocol says so.
 #include <comet/report/csv.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -171,6 +172,46 @@ BOOST_AUTO_TEST_CASE(fits_and_bandwidth_csv) {
                "kernel,hops,peak,n_half,n_90\n"
                "echo,1,2500000,486,5000\n"
                "echo,4,,,\n");
+}
+
+BOOST_AUTO_TEST_CASE(commtest_csv_with_flags_and_unsupported_protocols) {
+    const auto point = [](const std::string& protocol, std::int64_t n, double t) {
+        comet::record r{"commtest", {}, {t}};
+        r.params.set("protocol", protocol).set("volume", 8192).set("messages", n).set("size", 8192 / n);
+        r.params.set("pair", "0-1").set("cache", "warm").set("prepost", "off").set("nodes", 2);
+        return r;
+    };
+    comet::result_set rs;
+    for (std::int64_t n : {1, 2, 4}) {
+        rs.records.push_back(point("(0,0)", n, static_cast<double>(n + 3) / 8192));  // binary fractions: exact
+        rs.records.push_back(point("(0,6)", n, 0.5 - 0.125 * static_cast<double>(n)));
+    }
+    comet::record u{"commtest", {}, {}};
+    u.params.set("protocol", "(1,4)").set("volume", 8192).set("pair", "0-1").set("cache", "warm").set("prepost", "off");
+    u.params.set("nodes", 2);
+    u.notes.push_back("not supported: the transport has no ready send (rsend, irsend)");
+    rs.records.push_back(u);
+    std::ostringstream os;
+    comet::write_commtest_csv(os, comet::commtest_statistics_of(rs));
+    const auto l = csv_test::lines(os.str());
+    BOOST_TEST_REQUIRE(l.size() == 4u);
+    BOOST_TEST(l[0] == "kernel,protocol,volume,pair,cache,prepost,nodes,supported,valid,flags,n1,n2,a,latency,b,swap_bandwidth,"
+                       "busy_bandwidth,idle_bandwidth,b_messages,points,max_error,mean_error,regimes,dominant_points,"
+                       "dominant_min_size,dominant_max_size,dominant_max_error,dominant_mean_error,notes");
+    // T_N = (N + 3)/8192 s: a = 1/8192 s (from N = 2 and 4), b = T_1 / 8192 B = 2^-24 s/B, swap
+    // 2^25 B/s, busy 2^24; the model (N + 4)/8192 misses every T_N by 1/8192 s: 1/4, 1/5, 1/7.
+    BOOST_TEST(l[1] == "commtest,\"(0,0)\",8192,0-1,warm,off,2,true,true,,2,4,0.0001220703125,0.0001220703125,"
+                       "5.960464477539063e-08,33554432,16777216,,1,3,0.25,0.1976190476190476,1,3,2048,8192,0.25,"
+                       "0.1976190476190476,\"a from N = 2 and 4, the two largest measured: the group has no N = 512 and 1024\"");
+    // T_N = 0.5 − 0.125·N reaches 0 at N = 4: a < 0 and b = 0, both flagged and their cells
+    // empty; without a model there are no errors and no dominant range.
+    BOOST_TEST(l[2] == "commtest,\"(0,6)\",8192,0-1,warm,off,2,true,false,negative_a;nonpositive_b,2,4,,,,,,,4,3,,,1,0,,,,,"
+                       "\"a from N = 2 and 4, the two largest measured: the group has no N = 512 and 1024\"");
+    BOOST_TEST(l[3] == "commtest,\"(1,4)\",8192,0-1,warm,off,2,false,false,,,,,,,,,,,0,,,0,0,,,,,"
+                       "\"not supported: the transport has no ready send (rsend, irsend)\"");
+    const auto cells = csv_test::cells(l[1]);
+    BOOST_TEST(cells.size() == 29u);
+    BOOST_TEST(std::strtod(cells[14].c_str(), nullptr) == 0x1p-24);  // reads back exactly
 }
 
 BOOST_AUTO_TEST_CASE(stream_locale_does_not_reach_the_numbers) {

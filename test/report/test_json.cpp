@@ -2,8 +2,9 @@
 // is valid JSON by a strict RFC 8259 parser written here, keys come in the documented order,
 // strings are escaped, NaN and absent values are null, numbers round-trip, identical inputs give
 // byte-identical files, a small report matches a golden file character for character, the
-// median's interval comes with its coverage (null below 6 samples), and a flagged fit is written
-// as flagged: `"valid": false`, its flags, and null coefficients.
+// median's interval comes with its coverage (null below 6 samples), a flagged fit is written
+// as flagged: `"valid": false`, its flags, and null coefficients, and so are COMMTEST's
+// statistics: a flagged a or b is null beside its flags, an unsupported protocol says so.
 #include <comet/report/json.hpp>
 #include <comet/stats/fit.hpp>
 
@@ -306,7 +307,8 @@ BOOST_AUTO_TEST_CASE(output_is_valid_json_with_keys_in_schema_order) {
     const std::string text = json_test::to_json(json_test::sample_report());
     const jvalue doc = json_test::parse(text);  // throws on invalid JSON
     BOOST_TEST(doc.keys == json_test::strings({"schema_version", "context", "transport", "nodes", "results", "fits",
-                                               "bandwidth", "log_p_fits", "growth", "contention", "overlap", "notes"}),
+                                               "bandwidth", "log_p_fits", "growth", "contention", "overlap", "commtest",
+                                               "notes"}),
                boost::test_tools::per_element());
     BOOST_TEST(doc["schema_version"].raw == "1");
     BOOST_TEST(doc["transport"].str == "ipsc860");
@@ -506,6 +508,7 @@ BOOST_AUTO_TEST_CASE(golden_output) {
   "growth": [],
   "contention": [],
   "overlap": [],
+  "commtest": [],
   "notes": []
 }
 )";
@@ -648,6 +651,74 @@ BOOST_AUTO_TEST_CASE(derived_sections) {
     BOOST_TEST(text.find(R"("notes": [
     "no fit for \"pairwise\""
   ])") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(commtest_statistics_null_where_flagged_and_not_supported_said) {
+    const auto point = [](const std::string& protocol, std::int64_t n, double t) {
+        comet::record rec{"commtest", {}, {t}};
+        rec.params.set("protocol", protocol).set("volume", 8192).set("messages", n).set("size", 8192 / n);
+        rec.params.set("pair", "0-2+1-3").set("cache", "repeat:10").set("prepost", "on").set("nodes", 4);
+        return rec;
+    };
+    comet::result_set rs;
+    for (std::int64_t n : {1, 2, 4}) {
+        rs.records.push_back(point("(1,0)", n, 1e-4));                                       // a = 0: error 0
+        rs.records.push_back(point("(0,6)", n, 1e-4 - 1e-6 * static_cast<double>(n)));  // a < 0
+    }
+    comet::record u{"commtest", {{"protocol", "(1,4)"}, {"volume", std::int64_t{8192}}}, {}};
+    u.notes.push_back("not supported: the transport has no ready send (rsend, irsend)");
+    rs.records.push_back(u);
+    comet::report r;
+    r.ctx = json_test::fixed_context();
+    r.commtest = comet::commtest_statistics_of(rs);
+    const std::string text = json_test::to_json(r);
+    const jvalue doc = json_test::parse(text);
+    const auto& c = doc["commtest"];
+    BOOST_TEST_REQUIRE(c.items.size() == 3u);
+
+    const auto& ordered = c[0];
+    BOOST_TEST(ordered.keys == json_test::strings({"kernel", "group", "protocol", "ordered", "volume", "supported", "valid",
+                                                   "flags", "n1", "n2", "a", "latency", "b", "swap_bandwidth",
+                                                   "busy_bandwidth", "idle_bandwidth", "b_messages", "points", "max_error",
+                                                   "mean_error", "regimes", "break_tests", "dominant_all", "dominant_points",
+                                                   "dominant_min_size", "dominant_max_size", "dominant_max_error",
+                                                   "dominant_mean_error", "data", "notes"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(ordered["group"].keys == json_test::strings({"protocol", "volume", "pair", "cache", "prepost", "nodes"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(ordered["ordered"].b);
+    BOOST_TEST(ordered["valid"].b);
+    BOOST_TEST(ordered["n1"].raw == "2");  // no 512 and 1024: the two largest, said in a note
+    BOOST_TEST(ordered["n2"].raw == "4");
+    BOOST_TEST(ordered["a"].raw == "0");
+    BOOST_TEST(ordered["b"].num == 1e-4 / 8192);
+    BOOST_TEST(ordered["idle_bandwidth"].num == 2.0 / (1e-4 / 8192));
+    BOOST_TEST(ordered["busy_bandwidth"].is_null());  // unordered protocols only
+    BOOST_TEST(ordered["max_error"].raw == "0");
+    BOOST_TEST(ordered["dominant_all"].b);
+    BOOST_TEST(ordered["notes"][0].str == "a from N = 2 and 4, the two largest measured: the group has no N = 512 and 1024");
+    BOOST_TEST(text.find(R"("data": [{"messages": 1, "size": 8192, "time": 0.0001, "error": 0, "dominant": true}, )") !=
+               std::string::npos);
+
+    const auto& flagged = c[1];
+    BOOST_TEST(!flagged["valid"].b);
+    BOOST_TEST_REQUIRE(flagged["flags"].items.size() == 1u);
+    BOOST_TEST(flagged["flags"][0].str == "negative_a");
+    BOOST_TEST(flagged["a"].is_null());
+    BOOST_TEST(flagged["latency"].is_null());
+    BOOST_TEST(flagged["b"].num == (1e-4 - 4e-6) / 8192);  // b does not depend on a
+    BOOST_TEST(flagged["busy_bandwidth"].num > 0.0);
+    BOOST_TEST(text.find("\": -") == std::string::npos);  // the negative a is nowhere in the file
+
+    const auto& unsupported = c[2];
+    BOOST_TEST(!unsupported["supported"].b);
+    BOOST_TEST(!unsupported["valid"].b);
+    BOOST_TEST(unsupported["flags"].items.empty());
+    for (const auto* k : {"n1", "a", "b", "swap_bandwidth", "max_error", "dominant_max_error"})
+        BOOST_TEST(unsupported[k].is_null(), k);
+    BOOST_TEST(unsupported["points"].raw == "0");
+    BOOST_TEST(unsupported["data"].items.empty());
+    BOOST_TEST(unsupported["notes"][0].str == "not supported: the transport has no ready send (rsend, irsend)");
 }
 
 BOOST_AUTO_TEST_CASE(empty_report_is_valid) {

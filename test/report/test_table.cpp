@@ -1,7 +1,8 @@
 // Tests of comet/report/table.hpp: the context header, one aligned table per kernel with the
 // expected rows (µs, the robust spread, MB/s from the median, "unstable" where the spread is
 // above 5%), "-" for what is missing, then the fits (± standard errors; a flagged fit shows its
-// reason, never its numbers), the break tests, and the bandwidth figures.
+// reason, never its numbers), the break tests, the bandwidth figures, and COMMTEST's statistics
+// (a flagged a shows its reason, an unsupported protocol "not supported", the notes follow).
 #include <comet/report/table.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -55,6 +56,34 @@ inline comet::report sample_report() {
     r.fits.push_back({"echo", "all", 80e-6, 1.678e-11, std::nullopt, 2e-6, 12, std::nullopt});  // shared-memory rate
     r.bandwidth.push_back({"echo", 1, 2.5e6, 486.0, 5000.0});
     return r;
+}
+
+/// A COMMTEST record as the kernel makes it, with one sample.
+inline comet::record commtest_point(const std::string& protocol, std::int64_t volume, std::int64_t n, double t) {
+    comet::record r{"commtest", {}, {t}};
+    r.params.set("protocol", protocol).set("volume", volume).set("messages", n).set("size", volume / n);
+    r.params.set("pair", "0-1").set("cache", "warm").set("prepost", "off").set("nodes", 2);
+    return r;
+}
+
+/// COMMTEST's statistics of five experiments: exact lines (unordered, ordered), a protocol
+/// change at 64 KB messages, a negative a, and a protocol the transport cannot run.
+inline std::vector<comet::commtest_statistics> commtest_rows() {
+    comet::result_set rs;
+    for (std::int64_t n = 1; n <= 1024; n *= 2) {
+        const double N = static_cast<double>(n);
+        rs.records.push_back(commtest_point("(0,3)", 131072, n, 20e-6 * N + 1e-8 * 131072));
+        rs.records.push_back(commtest_point("(1,0)", 131072, n, 40e-6 * N + 2e-8 * 131072));
+        rs.records.push_back(
+            commtest_point("(0,1)", 2097152, n, n <= 16 ? 300e-6 * N + 0.9e-8 * 2097152 : 10e-6 * N + 1e-8 * 2097152));
+        rs.records.push_back(commtest_point("(0,6)", 131072, n, 2e-3 - 1e-7 * N));
+    }
+    comet::record u{"commtest", {}, {}};
+    u.params.set("protocol", "(0,4)").set("volume", 131072).set("pair", "0-1").set("cache", "warm").set("prepost", "off");
+    u.params.set("nodes", 2);
+    u.notes.push_back("not supported: the transport has no ready send (rsend, irsend)");
+    rs.records.push_back(u);
+    return comet::commtest_statistics_of(rs);
 }
 
 inline std::string table_of(const comet::report& r) {
@@ -212,12 +241,52 @@ BOOST_AUTO_TEST_CASE(columns_align_in_display_width) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(commtest_statistics_with_flags_and_unsupported_protocols) {
+    comet::report r;
+    r.ctx.transport = "threads";
+    r.commtest = table_test::commtest_rows();
+    const std::string text = table_test::table_of(r);
+    const auto c = table_test::block(table_test::lines(text),
+                                     "commtest: a = (T_N2 - T_N1)/(N2 - N1), b = min T_N / volume (T_N: the least time of N "
+                                     "swaps); error = |a*N + b*volume - T_N| / T_N");
+    BOOST_TEST_REQUIRE(c.size() == 10u);  // header, 5 experiments, the definitions, 3 notes
+    BOOST_TEST(c[0] == "  protocol  volume[B]  experiment                                          N1,N2                  a[µs]"
+                       "  latency[µs]   b[µs/B]  swap[MB/s]  busy[MB/s]  idle[MB/s]  error max  error mean  dominant sizes[B]"
+                       "  dominant max  dominant mean");
+    // b = (20 µs + 1.31072 ms) / 131072 B: the fastest point, N = 1, carries one message's a.
+    BOOST_TEST(c[1] == "  (0,3)        131072  pair 0-1, cache warm, prepost off, nodes 2       512,1024                 20.000"
+                       "       20.000   0.01015     196.994      98.497           -       1.5%        0.9%                all"
+                       "          1.5%           0.9%");
+    // Ordered: latency a/2, idle = swap = 2/b, no busy bandwidth.
+    BOOST_TEST(c[2] == "  (1,0)        131072  pair 0-1, cache warm, prepost off, nodes 2       512,1024                 40.000"
+                       "       20.000   0.02031      98.497           -      98.497       1.5%        0.9%                all"
+                       "          1.5%           0.9%");
+    BOOST_TEST(c[3] == "  (0,1)       2097152  pair 0-1, cache warm, prepost off, nodes 2       512,1024                 10.000"
+                       "       10.000  0.009143     218.745     109.373           -      18.3%        7.2%         2048-65536"
+                       "          8.4%           7.5%");
+    BOOST_TEST(c[4] == "  (0,6)        131072  pair 0-1, cache warm, prepost off, nodes 2       512,1024  (flagged: negative a)"
+                       "                0.01448     138.145      69.073           -       5.4%        5.2%                all"
+                       "          5.4%           5.2%");
+    BOOST_TEST(c[5] == "  (0,4)        131072  pair 0-1, cache warm, prepost off, nodes 2  not supported");
+    BOOST_TEST(c[6] == "  unordered (0,k): latency = a, swap = 2/b, busy = 1/b; ordered (1,k): latency = a/2, idle = swap = 2/b;"
+                       " MB = 10^6 bytes; dominant: the message sizes of the protocol regime a was measured in");
+    BOOST_TEST(c[7] == "  note: (0,1) 2097152 B, pair 0-1, cache warm, prepost off, nodes 2: protocol change found: the dominant"
+                       " range is messages of 2048 to 65536 bytes (6 of 11 points), where its model error is at most 8.4%"
+                       " against 18.3% over all the data");
+    BOOST_TEST(c[8] == "  note: (0,1) 2097152 B, pair 0-1, cache warm, prepost off, nodes 2: b comes from N = 1, outside the"
+                       " dominant range");
+    BOOST_TEST(c[9] == "  note: (0,4) 131072 B, pair 0-1, cache warm, prepost off, nodes 2: not supported: the transport has no"
+                       " ready send (rsend, irsend)");
+    BOOST_TEST(text.find("-0.1") == std::string::npos);  // the negative a (−0.1 µs) is nowhere
+}
+
 BOOST_AUTO_TEST_CASE(empty_report_says_so) {
     comet::report r;
     r.ctx.transport = "threads";
     const auto text = table_test::table_of(r);
     BOOST_TEST(text.find("(no results)") != std::string::npos);
     BOOST_TEST(text.find("fits") == std::string::npos);
+    BOOST_TEST(text.find("commtest") == std::string::npos);  // no statistics, no section
 }
 
 BOOST_AUTO_TEST_CASE(stream_locale_does_not_change_numbers) {

@@ -9,9 +9,13 @@
 
 namespace comet_test {
 
-/// Every kernel, with few sizes and short repeat loops.
+/// Every kernel (CoMet's and COMMTEST, all 21 protocols), with few sizes and short loops.
 inline comet::suite_config whole_suite_small() {
     comet::suite_config cfg;
+    cfg.kernels.push_back("commtest");
+    cfg.commtest.volumes = {8192};
+    cfg.commtest.messages = {1, 8, 64};
+    cfg.commtest.sampling = comet::fixed_sampling(1, 1);
     cfg.transfer = {.sizes = {0, 8, 100, 1024, 4096}, .sampling = comet::fixed_sampling(1, 10)};
     cfg.broadcast = {.sizes = {8, 1024}, .sampling = comet::fixed_sampling(1, 10)};
     cfg.global_sum = {.vector_lengths = {1, 100}, .sampling = comet::fixed_sampling(1, 10)};

@@ -106,6 +106,15 @@ concept buffered_send_transport = transport<T> && requires(T& t, int peer, int t
     { t.bsend(peer, tag, out) } -> std::same_as<void>;
 };
 
+/// A transport whose `bsend` is how all its sends behave: the system buffers every message
+/// (NX/2's csend, the threads transport), so a kernel whose ranks both send first may send the
+/// thesis' way at no cost the transport's ordinary sends do not have. A transport whose `bsend`
+/// is a mode of its own — MPI_Bsend copies into a buffer attached for it, which MPI's other sends
+/// never do — says `static constexpr bool bsend_copies = true;`, and such kernels then swap by
+/// `sendrecv` or nonblocking operations (kernels/swap.hpp).
+template <class T>
+concept buffering_transport = buffered_send_transport<T> && !requires { requires T::bsend_copies; };
+
 /// Combined send and receive that cannot deadlock against a matching sendrecv (MPI_Sendrecv).
 template <class T>
 concept sendrecv_transport =

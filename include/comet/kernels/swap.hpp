@@ -3,7 +3,7 @@
 //
 // CoMet's thesis writes these as send-then-receive on both sides and "assumes buffered message
 // passing semantics". comet keeps that form exactly where the transport promises it — a
-// `buffered_send_transport` (NX/2's csend on the simulator, the threads transport) — and
+// `buffering_transport` (NX/2's csend on the simulator, the threads transport) — and
 // elsewhere uses a form that cannot deadlock on any conforming transport: the transport's own
 // `sendrecv` (MPI_Sendrecv), or isend + recv + wait. The record of every such kernel carries
 // the form that ran as the param `form`, because the three are different measurements: on MPI
@@ -34,7 +34,7 @@ constexpr std::string_view to_string(swap_form f) noexcept {
 /// The form a swap takes on transport type `T`.
 template <transport T>
 constexpr swap_form swap_form_of() noexcept {
-    if constexpr (buffered_send_transport<T>)
+    if constexpr (buffering_transport<T>)
         return swap_form::send_recv;
     else if constexpr (sendrecv_transport<T>)
         return swap_form::sendrecv;

@@ -1,6 +1,6 @@
 // comet/report/csv.hpp — CSV writers: one row per record (params and summary, seconds) and
-// one row per transfer fit (a flagged fit with empty coefficients) or bandwidth figure, for
-// spreadsheets, pandas and gnuplot.
+// one row per transfer fit (a flagged fit with empty coefficients), bandwidth figure or COMMTEST
+// experiment (a flagged statistic as an empty cell), for spreadsheets, pandas and gnuplot.
 //
 // RFC 4180 quoting (a cell holding a comma, quote, CR or LF is quoted, quotes doubled), '\n'
 // line ends, numbers in the shortest form that reads back to the same double (std::to_chars),
@@ -10,6 +10,7 @@
 #pragma once
 
 #include <comet/stats/bandwidth.hpp>
+#include <comet/stats/commtest.hpp>
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
@@ -146,6 +147,42 @@ inline void write_bandwidth_csv(std::ostream& os, const std::vector<bandwidth_fi
     for (const auto& b : figures)
         os << detail::csv_cell(b.kernel) << ',' << std::to_string(b.hops) << ',' << detail::csv_number(b.peak) << ','
            << detail::csv_number(b.n_half) << ',' << detail::csv_number(b.n_90) << '\n';
+}
+
+/// Writes one row per COMMTEST experiment: `kernel,protocol,volume,pair,cache,prepost,nodes,
+/// supported,valid,flags,n1,n2,a,latency,b,swap_bandwidth,busy_bandwidth,idle_bandwidth,
+/// b_messages,points,max_error,mean_error,regimes,dominant_points,dominant_min_size,
+/// dominant_max_size,dominant_max_error,dominant_mean_error,notes` (seconds per message, seconds
+/// per byte, bytes per second, bytes; errors as fractions). A flagged a (b) has a and latency
+/// (b and the bandwidths) empty, its flags joined by ';'; an unsupported protocol has
+/// `supported` false, 0 points and regimes, and empty statistics; `notes` are joined by "; ". The points and
+/// break tests are in results.json only.
+inline void write_commtest_csv(std::ostream& os, const std::vector<commtest_statistics>& rows) {
+    os << "kernel,protocol,volume,pair,cache,prepost,nodes,supported,valid,flags,n1,n2,a,latency,b,swap_bandwidth,"
+          "busy_bandwidth,idle_bandwidth,b_messages,points,max_error,mean_error,regimes,dominant_points,dominant_min_size,"
+          "dominant_max_size,dominant_max_error,dominant_mean_error,notes\n";
+    const auto count = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string(); };
+    for (const auto& s : rows) {
+        const auto shown = [&](std::optional<double> v, bool ok) { return detail::csv_number(ok ? v : std::nullopt); };
+        const bool a_ok = s.a_valid(), b_ok = s.b_valid();
+        std::string flags, notes;
+        for (const auto& flag : s.flags) flags += (flags.empty() ? "" : ";") + flag;
+        for (const auto& n : s.notes) notes += (notes.empty() ? "" : "; ") + n;
+        os << detail::csv_cell(s.kernel) << ',' << detail::csv_cell(s.protocol) << ',' << std::to_string(s.volume);
+        for (const char* name : {"pair", "cache", "prepost", "nodes"}) {
+            os << ',';
+            if (const auto* v = s.group.find(name)) os << detail::csv_param_cell(*v);
+        }
+        os << ',' << (s.supported ? "true" : "false") << ',' << (s.valid() ? "true" : "false") << ','
+           << detail::csv_cell(flags) << ',' << count(s.n1) << ',' << count(s.n2) << ',' << shown(s.a, a_ok) << ','
+           << shown(s.latency, a_ok) << ',' << shown(s.b, b_ok) << ',' << shown(s.swap_bandwidth, b_ok) << ','
+           << shown(s.busy_bandwidth, b_ok) << ',' << shown(s.idle_bandwidth, b_ok) << ',' << count(s.b_messages) << ','
+           << std::to_string(s.data.size()) << ',' << detail::csv_number(s.max_error) << ','
+           << detail::csv_number(s.mean_error) << ',' << std::to_string(s.regimes) << ','
+           << std::to_string(s.dominant_points) << ',' << count(s.dominant_min_size) << ','
+           << count(s.dominant_max_size) << ',' << detail::csv_number(s.dominant_max_error) << ','
+           << detail::csv_number(s.dominant_mean_error) << ',' << detail::csv_cell(notes) << '\n';
+    }
 }
 
 }  // namespace comet

@@ -1,6 +1,7 @@
 // comet/report/json.hpp — results.json: the context, every record with its params, summary
 // and raw samples, the transfer fits (a flagged fit as `"valid": false`, its flags, and null
-// coefficients — never its numbers) with their break tests, and the bandwidth figures, in the
+// coefficients — never its numbers) with their break tests, the bandwidth figures, the derived
+// sections, and COMMTEST's statistics (a flagged a or b as `null`, its flags beside), in the
 // schema documented in docs/results-schema.md (schema_version 1).
 //
 // The writer is hand-written (a few dozen lines; no JSON dependency for one output format) and
@@ -14,6 +15,7 @@
 #include <comet/report/context.hpp>
 #include <comet/report/report.hpp>
 #include <comet/stats/bandwidth.hpp>
+#include <comet/stats/commtest.hpp>
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
@@ -558,11 +560,80 @@ inline void write_overlap(writer& w, const overlap_gain& o) {
     w.end_object();
 }
 
+/// An optional integer: the integer or `null`.
+inline void write_count(writer& w, std::string_view name, const std::optional<std::int64_t>& v) {
+    w.key(name);
+    if (v)
+        w.integer(*v);
+    else
+        w.null();
+}
+
+/// COMMTEST's statistics of one experiment. A flagged a (b) has a and the latency (b and the
+/// bandwidths) `null`, so no script reads a negative latency as a result: the reasons are in
+/// `flags`. The model's errors stay: they are facts about the data, and say why `model_error`.
+inline void write_commtest(writer& w, const commtest_statistics& s) {
+    const auto shown = [](std::optional<double> v, bool ok) { return ok ? v : std::nullopt; };
+    const bool a_ok = s.a_valid(), b_ok = s.b_valid();
+    w.begin_object();
+    w.member("kernel", s.kernel);
+    write_group(w, s.group);
+    w.member("protocol", s.protocol);
+    w.member("ordered", s.ordered);
+    w.member("volume", s.volume);
+    w.member("supported", s.supported);
+    w.member("valid", s.valid());
+    w.key("flags");
+    w.begin_array(true);
+    for (const auto& flag : s.flags) w.string(flag);
+    w.end_array();
+    write_count(w, "n1", s.n1);
+    write_count(w, "n2", s.n2);
+    w.member("a", shown(s.a, a_ok));
+    w.member("latency", shown(s.latency, a_ok));
+    w.member("b", shown(s.b, b_ok));
+    w.member("swap_bandwidth", shown(s.swap_bandwidth, b_ok));
+    w.member("busy_bandwidth", shown(s.busy_bandwidth, b_ok));
+    w.member("idle_bandwidth", shown(s.idle_bandwidth, b_ok));
+    write_count(w, "b_messages", s.b_messages);
+    w.member("points", s.data.size());
+    w.member("max_error", s.max_error);
+    w.member("mean_error", s.mean_error);
+    w.member("regimes", s.regimes);
+    w.key("break_tests");
+    w.begin_array(true);
+    for (const auto& t : s.break_tests) write_break_test(w, t);
+    w.end_array();
+    w.member("dominant_all", s.dominant_is_all());
+    w.member("dominant_points", s.dominant_points);
+    write_count(w, "dominant_min_size", s.dominant_min_size);
+    write_count(w, "dominant_max_size", s.dominant_max_size);
+    w.member("dominant_max_error", s.dominant_max_error);
+    w.member("dominant_mean_error", s.dominant_mean_error);
+    w.key("data");
+    w.begin_array(true);
+    for (const auto& p : s.data) {
+        w.begin_object(true);
+        w.member("messages", p.messages);
+        w.member("size", p.size);
+        w.member("time", p.time);
+        w.member("error", p.error);
+        w.member("dominant", p.dominant);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("notes");
+    w.begin_array(true);
+    for (const auto& n : s.notes) w.string(n);
+    w.end_array();
+    w.end_object();
+}
+
 }  // namespace detail::json
 
 /// Writes `r` as results.json (schema_version 1, documented in docs/results-schema.md): keys
 /// `schema_version`, `context`, `transport`, `nodes`, `results`, `fits`, `bandwidth`,
-/// `log_p_fits`, `growth`, `contention`, `overlap`, `notes`, in that order. Times in seconds, sizes in bytes, bandwidths in bytes per second; NaN → null.
+/// `log_p_fits`, `growth`, `contention`, `overlap`, `commtest`, `notes`, in that order. Times in seconds, sizes in bytes, bandwidths in bytes per second; NaN → null.
 /// @throws invalid_argument when a record holds a NaN sample (see `summarize`).
 /// @code  std::ofstream f(dir / "results.json"); comet::write_json(f, report);  @endcode
 inline void write_json(std::ostream& os, const report& r) {
@@ -599,6 +670,10 @@ inline void write_json(std::ostream& os, const report& r) {
     w.key("overlap");
     w.begin_array();
     for (const auto& o : r.overlap) detail::json::write_overlap(w, o);
+    w.end_array();
+    w.key("commtest");
+    w.begin_array();
+    for (const auto& c : r.commtest) detail::json::write_commtest(w, c);
     w.end_array();
     w.key("notes");
     w.begin_array();

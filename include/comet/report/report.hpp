@@ -1,5 +1,6 @@
 // comet/report/report.hpp — the bundle every reporter writes: the context of a run, its
-// records (with raw samples), and the fits and bandwidth figures derived from them.
+// records (with raw samples), and the fits, bandwidth figures and other statistics derived
+// from them.
 //
 // Just the bundle: the writers live in table.hpp, csv.hpp and json.hpp, so a program that
 // writes only CSV does not pull in the others.
@@ -9,6 +10,7 @@
 #include <comet/analysis/overlap.hpp>
 #include <comet/report/context.hpp>
 #include <comet/stats/bandwidth.hpp>
+#include <comet/stats/commtest.hpp>
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
 
@@ -33,6 +35,7 @@ struct report {
     std::vector<growth_comparison> growth;      ///< matrix kernels: linear or quadratic in matrix_dim
     std::vector<contention_slowdown> contention;  ///< echo under cross traffic against idle
     std::vector<overlap_gain> overlap;          ///< synchronous against asynchronous exchange + DAXPY
+    std::vector<commtest_statistics> commtest;  ///< COMMTEST: a, b, latency, bandwidths, model error per experiment
     std::vector<std::string> notes;             ///< what could not be measured or derived, and why
 };
 

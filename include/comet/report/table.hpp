@@ -1,6 +1,7 @@
 // comet/report/table.hpp — the readable console report: the run's context, one table per
 // kernel (one row per record), then the transfer fits (flagged ones as flagged, never as
-// numbers), the break tests, and the bandwidth figures.
+// numbers), the break tests, the bandwidth figures, the derived sections, and COMMTEST's
+// statistics (flagged ones as flagged, unsupported protocols as "not supported").
 //
 // Times in microseconds (the unit the CoMet thesis reports in), bandwidths in MB/s with
 // 1 MB = 10^6 bytes (as the thesis' "2.5 MB/s" and the 2.8 MB/s link rate), sizes in bytes.
@@ -9,12 +10,15 @@
 #pragma once
 
 #include <comet/report/report.hpp>
+#include <comet/stats/commtest.hpp>
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/summary.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <iomanip>
 #include <locale>
 #include <optional>
@@ -192,13 +196,20 @@ inline void write_context(std::ostream& os, const context& c) {
     for (const auto& note : context_notes(c)) os << "note: " << note << '\n';
 }
 
+/// The bytes a record's time moves, for its MB/s column: a COMMTEST record's `volume` (each rank
+/// sends it in the time), else the message `size`.
+inline std::optional<std::int64_t> bandwidth_bytes(const record& r) {
+    if (const auto v = r.params.integer("volume")) return v;
+    return r.params.integer("size");
+}
+
 inline void write_kernel(std::ostream& os, std::string_view kernel, const std::vector<const record*>& recs) {
     std::vector<std::string> names;  // params of this kernel, first-seen order
     bool has_bandwidth = false;
     for (const record* r : recs) {
         for (const auto& [name, value] : r->params)
             if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-        if (const auto s = r->params.integer("size"); s && *s > 0) has_bandwidth = true;
+        if (const auto s = bandwidth_bytes(*r); s && *s > 0) has_bandwidth = true;
     }
     text_table t;
     for (const auto& n : names) {
@@ -240,7 +251,7 @@ inline void write_kernel(std::ostream& os, std::string_view kernel, const std::v
         for (double v : {s.min, s.median, s.mean, s.max}) row.push_back(fixed(v * 1e6, 3));
         row.push_back(s.rel_spread ? fixed(*s.rel_spread * 100, 1) + "%" : "-");
         if (has_bandwidth) {
-            const auto size = r->params.integer("size");
+            const auto size = bandwidth_bytes(*r);
             const bool ok = size && *size > 0 && s.median > 0.0;
             row.push_back(ok ? fixed(static_cast<double>(*size) / s.median / 1e6, 3) : "-");
         }
@@ -266,17 +277,85 @@ inline std::string group_text(const params& group) {
     return out.empty() ? "-" : out;
 }
 
+/// COMMTEST's statistics, one row per experiment: which (protocol, volume, the rest of the
+/// group), the N a came from, a and the latency in µs, b in µs per byte, the bandwidths in
+/// MB/s, and the model's relative errors over all N and over the dominant range. A flagged
+/// statistic shows "(flagged: <why>)" where its numbers would be; a protocol the transport
+/// cannot run shows "not supported"; the rows' notes follow the table.
+inline void write_commtest(std::ostream& os, const std::vector<commtest_statistics>& rows) {
+    text_table t{{"protocol", "volume[B]", "experiment", "N1,N2", "a[µs]", "latency[µs]", "b[µs/B]", "swap[MB/s]",
+                  "busy[MB/s]", "idle[MB/s]", "error max", "error mean", "dominant sizes[B]", "dominant max", "dominant mean"},
+                 {true, false, true, false, false, false, false, false, false, false, false, false, false, false, false},
+                 {}};
+    const auto percent = [](std::optional<double> v) { return v ? fixed(*v * 100, 1) + "%" : std::string("-"); };
+    const auto mb = [](std::optional<double> v) { return v ? fixed(*v / 1e6, 3) : std::string("-"); };
+    const auto reasons = [](const commtest_statistics& s, std::initializer_list<std::string_view> which) {
+        std::vector<std::string> out;
+        for (std::string_view f : which)
+            if (s.flagged(f)) out.emplace_back(f);
+        return "(" + commtest_flags_text(out) + ")";
+    };
+    std::vector<std::string> notes;
+    for (const auto& s : rows) {
+        params rest;
+        for (const auto& [name, value] : s.group)
+            if (name != "protocol" && name != "volume") rest.set(name, value);
+        std::vector<std::string> row{s.protocol, std::to_string(s.volume), group_text(rest)};
+        const std::string which = s.protocol + " " + std::to_string(s.volume) + " B, " + group_text(rest);
+        for (const auto& n : s.notes) notes.push_back(which + ": " + n);
+        if (!s.supported) {
+            row.emplace_back("not supported");
+            row.resize(t.headers.size());
+            t.rows.push_back(std::move(row));
+            continue;
+        }
+        row.push_back(s.n1 && s.n2 ? std::to_string(*s.n1) + "," + std::to_string(*s.n2) : "-");
+        if (s.a_valid()) {
+            row.push_back(fixed(*s.a * 1e6, 3));
+            row.push_back(fixed(*s.latency * 1e6, 3));
+        } else if (s.a) {
+            // Never the numbers of a flagged a: the reason stands where they would.
+            row.insert(row.end(), {reasons(s, {commtest_flag::negative_a, commtest_flag::model_error}), ""});
+        } else {
+            row.insert(row.end(), {"-", "-"});
+        }
+        if (s.b_valid()) {
+            row.push_back(significant(*s.b * 1e6));
+            for (const auto& bw : {s.swap_bandwidth, s.busy_bandwidth, s.idle_bandwidth}) row.push_back(mb(bw));
+        } else if (s.b) {
+            row.insert(row.end(), {reasons(s, {commtest_flag::nonpositive_b}), "", "", ""});
+        } else {
+            row.insert(row.end(), {"-", "-", "-", "-"});
+        }
+        row.push_back(percent(s.max_error));
+        row.push_back(percent(s.mean_error));
+        row.push_back(!s.dominant_min_size ? "-"
+                      : s.dominant_is_all() ? "all"
+                                            : std::to_string(*s.dominant_min_size) + "-" + std::to_string(*s.dominant_max_size));
+        row.push_back(percent(s.dominant_max_error));
+        row.push_back(percent(s.dominant_mean_error));
+        t.rows.push_back(std::move(row));
+    }
+    os << "\ncommtest: a = (T_N2 - T_N1)/(N2 - N1), b = min T_N / volume (T_N: the least time of N swaps);"
+          " error = |a*N + b*volume - T_N| / T_N\n";
+    t.write(os);
+    os << "  unordered (0,k): latency = a, swap = 2/b, busy = 1/b; ordered (1,k): latency = a/2, idle = swap = 2/b;"
+          " MB = 10^6 bytes; dominant: the message sizes of the protocol regime a was measured in\n";
+    for (const auto& n : notes) os << "  note: " << n << '\n';
+}
+
 }  // namespace detail::table
 
 /// Writes `r` as console tables: the context, then per kernel (first-seen order) one row per
 /// record — its params, n, min / median / mean / max in µs, the robust spread (MAD/median, as a
-/// percentage), MB/s from the median for records with a `size` > 0, and "unstable" where the
+/// percentage), MB/s from the median for records with a `size` (COMMTEST: `volume`) > 0, and "unstable" where the
 /// spread exceeds 5% — then the fits (the regime's sizes, t_startup µs, t_per_byte µs/byte, hop
 /// µs, each ± its standard error, residual µs; a flagged fit shows "(flagged: <why>)" instead of
 /// its coefficients) and the F tests that decided the regimes, the bandwidth figures (peak MB/s, n_half and n_90 in bytes), the growth of
 /// the collectives with log2 P, linear or quadratic growth in the matrix dimension, echo under
-/// cross traffic, the overlap gain, and the notes. "-" marks a value that is absent or not
-/// computable.
+/// cross traffic, the overlap gain, COMMTEST's statistics (a flagged a or b shows "(flagged:
+/// <why>)", a protocol the transport cannot run "not supported"), and the notes. "-" marks a
+/// value that is absent or not computable.
 /// @code  comet::write_table(std::cout, report);  @endcode
 inline void write_table(std::ostream& os, const report& r) {
     using namespace detail::table;
@@ -392,6 +471,7 @@ inline void write_table(std::ostream& os, const report& r) {
         os << "\noverlap: synchronous / asynchronous exchange with DAXPY (above 1: overlapping pays)\n";
         t.write(os);
     }
+    if (!r.commtest.empty()) write_commtest(os, r.commtest);
     for (const auto& n : r.notes) os << "note: " << n << '\n';
 }
 

@@ -92,11 +92,12 @@ private:
 /// Whether a param says how a point was measured rather than which point it is: the
 /// implementation that ran (native / portable), the send form of a both-send-first exchange,
 /// the sample reduction, the sampling order and its seed, and a figure measured beside the
-/// point (a broadcast's closing barrier). Analyses that line points up across records (a
+/// point (a broadcast's closing barrier, COMMTEST's global elapsed time and whether its protocol
+/// shakes hands). Analyses that line points up across records (a
 /// curve over group sizes, sync against async) leave these out of the points' identity.
 inline bool is_descriptive_param(std::string_view name) noexcept {
     return name == "implementation" || name == "form" || name == "reduction" || name == "order" || name == "seed" ||
-           name == "closing_barrier";
+           name == "closing_barrier" || name == "elapsed" || name == "handshake";
 }
 
 /// One measured point: which kernel, where (its parameters), and every raw sample in seconds.

@@ -1,10 +1,10 @@
 // comet/suite/analyses.hpp — the analyses a kernel descriptor lists (`kernel_descriptor::
 // analyses`), each reading the kernel's records from a report and adding what it derives, with
 // the descriptor's figure statistic: transfer fits and bandwidth, growth with log P, linear or
-// quadratic growth in a parameter, contention slow-downs, overlap gains. What cannot be derived
-// becomes a note in the report saying what to run instead; nothing throws.
+// quadratic growth in a parameter, contention slow-downs, overlap gains, COMMTEST's statistics.
+// What cannot be derived becomes a note in the report saying what to run instead; nothing throws.
 //
-// The computations live in stats/ (curves, fits) and analysis/ (contention, overlap); these
+// The computations live in stats/ (curves, fits, COMMTEST) and analysis/ (contention, overlap); these
 // only connect them to a report.
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <comet/core/errors.hpp>
 #include <comet/report/report.hpp>
 #include <comet/stats/bandwidth.hpp>
+#include <comet/stats/commtest.hpp>
 #include <comet/stats/fit.hpp>
 #include <comet/stats/growth.hpp>
 #include <comet/suite/descriptor.hpp>
@@ -114,6 +115,29 @@ inline kernel_analysis gain_from_overlap() {
             r.overlap.insert(r.overlap.end(), g.begin(), g.end());
         } catch (const invalid_argument& e) {
             r.notes.push_back(std::string("no overlap gain: ") + e.what());
+        }
+    };
+}
+
+/// COMMTEST's statistics (stats/commtest.hpp) of every experiment of the kernel: a, b, latency,
+/// bandwidths and the model's error, with N1 = 512 and N2 = 1024. Read from each point's least
+/// time whatever the descriptor's figure statistic: the seed's b is the maximum achieved
+/// bandwidth. Every group size is its own experiment (`nodes` is part of the group).
+inline kernel_analysis commtest_statistics() {
+    return [](report& r, const kernel_descriptor& d, const analysis_options&) {
+        if (r.results.of(d.name).empty()) return;
+        try {
+            const auto stats = commtest_statistics_of(r.results, {}, d.name);
+            // One note for all, not one per experiment: a sweep of every protocol makes dozens,
+            // and the table shows each flagged statistic where its number would be.
+            const auto flagged = std::count_if(stats.begin(), stats.end(), [](const auto& s) { return !s.flags.empty(); });
+            if (flagged > 0)
+                r.notes.push_back(d.name + ": a flagged statistic in " + std::to_string(flagged) + " of " +
+                                  std::to_string(stats.size()) +
+                                  " experiments (negative a, b not positive, or model error too large); see the commtest section");
+            r.commtest.insert(r.commtest.end(), stats.begin(), stats.end());
+        } catch (const invalid_argument& e) {
+            r.notes.push_back("no commtest statistics for " + d.name + ": " + e.what());
         }
     };
 }

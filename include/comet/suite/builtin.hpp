@@ -9,6 +9,7 @@
 
 #include <comet/analysis/thesis.hpp>
 #include <comet/kernels/collectives.hpp>
+#include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/contention.hpp>
 #include <comet/kernels/echo.hpp>
 #include <comet/kernels/exchange.hpp>
@@ -204,12 +205,66 @@ inline auto col_broadcast_kernel() {
                   [](auto& t, const suite_run& r) { return kernels::col_broadcast(t, r.config.configured(r.config.matrix)); }};
 }
 
-/// Every kernel of the CoMet suite, in the thesis' order (the order of `implemented_kernels`).
+/// COMMTEST (seed 001): a fixed volume swapped as 1 .. 1024 messages by every PSTSWM protocol;
+/// the seed's statistics (a, b, latency, bandwidths, model error) from the least time of each
+/// experiment. Plots: total time against the number of messages, and swap bandwidth (2 ×
+/// volume / least time) against the message size, one series per protocol and one plot per
+/// volume, as the seed draws them.
+inline auto commtest_kernel() {
+    const auto plots = [] {
+        plot_value swap_mbs{"swap bandwidth [MB/s] (2 x volume / least time)", [](const record& r) -> std::optional<double> {
+                                const auto volume = r.params.number("volume");
+                                if (!volume || r.samples.empty()) return std::nullopt;
+                                const double least = summarize(r.samples).min;
+                                if (!(least > 0)) return std::nullopt;
+                                return 2 * *volume / least / 1e6;
+                            }};
+        return std::vector<plot_description>{
+            {.name = "commtest_time",
+             .kernels = {"commtest"},
+             .x = "messages",
+             .y = plot_value::time_us(statistic::min, "least time of the exchange [µs]"),
+             .series = "protocol",
+             .series_title = "{}",
+             .per = "volume",
+             .title = "COMMTEST: time to swap the volume vs number of messages",
+             .x_label = "number of messages",
+             .log_x = true,
+             .log_y = true,
+             .log_base_x = 2},
+            {.name = "commtest_bandwidth",
+             .kernels = {"commtest"},
+             .x = "size",
+             .y = std::move(swap_mbs),
+             .series = "protocol",
+             .series_title = "{}",
+             .per = "volume",
+             .title = "COMMTEST: swap bandwidth vs message size",
+             .x_label = "message size [bytes]",
+             .log_x = true,
+             .log_base_x = 2}};
+    };
+    return kernel{kernel_descriptor{.name = "commtest",
+                                    .min_ranks = 2,
+                                    .points = [](const suite_config& c, int) { return kernels::commtest::commtest_points(c.commtest); },
+                                    .figure = statistic::min,
+                                    .analyses = {analyses::commtest_statistics()},
+                                    .plots = plots()},
+                  [](auto& t, const suite_run& r) {
+                      kernels::commtest::commtest_config c = r.config.configured(r.config.commtest);
+                      c.sampling.iterations = 1;  // one exchange per sample (the seed's method)
+                      return kernels::commtest::commtest(t, c);
+                  }};
+}
+
+/// Every kernel of the suite: CoMet's in the thesis' order (the order of `implemented_kernels`),
+/// then the other seeds'.
 inline const auto& builtin_kernels() {
     static const auto all =
-        std::tuple{echo_kernel(),         pairwise_kernel(),      broadcast_kernel(),    global_sum_kernel(),
-                   barrier_kernel(),      contention_kernel(),    overlap_kernel(),      update_guard_kernel(),
-                   shift_matrix_kernel(), transpose_kernel(),     row_broadcast_kernel(), col_broadcast_kernel()};
+        std::tuple{echo_kernel(),         pairwise_kernel(),      broadcast_kernel(),     global_sum_kernel(),
+                   barrier_kernel(),      contention_kernel(),    overlap_kernel(),       update_guard_kernel(),
+                   shift_matrix_kernel(), transpose_kernel(),     row_broadcast_kernel(), col_broadcast_kernel(),
+                   commtest_kernel()};
     return all;
 }
 

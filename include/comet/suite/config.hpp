@@ -7,6 +7,7 @@
 #pragma once
 
 #include <comet/kernels/collectives.hpp>
+#include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/contention.hpp>
 #include <comet/kernels/overlap.hpp>
 #include <comet/kernels/matrix/kernel.hpp>
@@ -21,7 +22,8 @@
 
 namespace comet {
 
-/// The names of the CoMet suite's kernels, in the thesis' order: what "all" means.
+/// The names of the CoMet suite's kernels, in the thesis' order: what "all" means. The other
+/// seeds' kernels (commtest) run when named.
 inline std::vector<std::string> implemented_kernels() {
     return {"echo",       "pairwise", "broadcast",    "global_sum", "barrier",       "contention",
             "overlap",    "update_guard", "shift_matrix", "transpose", "row_broadcast", "col_broadcast"};
@@ -40,6 +42,8 @@ struct suite_config {
     kernels::contention_config contention = {};
     kernels::overlap_config overlap = {};
     kernels::matrix_config matrix = {};  ///< update_guard, shift_matrix, transpose, row_broadcast, col_broadcast
+    /// COMMTEST's SWAP protocols (seed 001); one exchange per sample whatever `sampling` says.
+    kernels::commtest::commtest_config commtest = {};
     /// When set, how every kernel samples its points, in place of each kernel's own `sampling`.
     std::optional<comet::sampling> sampling = {};
     /// Called on the measuring rank after each point (for progress displays).

@@ -3,7 +3,7 @@
 // run compares with it) and the report folder:
 //
 //   results.json   the schema of docs/results-schema.md
-//   results.csv    a row per record; fits.csv, bandwidth.csv
+//   results.csv    a row per record; fits.csv, bandwidth.csv; commtest.csv (COMMTEST's statistics)
 //   summary.txt    the summary
 //   plots/         every descriptor's plots (.dat, .gp, and .png where gnuplot is installed)
 //
@@ -92,6 +92,7 @@ inline suite_files write_suite_report(const std::filesystem::path& dir, const re
     write("results.csv", [&](std::ostream& os) { write_csv(os, r.results); });
     write("fits.csv", [&](std::ostream& os) { write_fits_csv(os, r.fits); });
     write("bandwidth.csv", [&](std::ostream& os) { write_bandwidth_csv(os, r.bandwidth); });
+    if (!r.commtest.empty()) write("commtest.csv", [&](std::ostream& os) { write_commtest_csv(os, r.commtest); });
     write("summary.txt", [&](std::ostream& os) { os << summary; });
     out.plots = write_plots(dir / "plots", suite_plots(all), r.results, plots);
     return out;

@@ -144,6 +144,8 @@ public:
     {
         inner_->bsend(dest, tag, data);
     }
+    /// Whether that `bsend` is a copying mode of its own (core/concepts.hpp, buffering_transport).
+    static constexpr bool bsend_copies = requires { requires Inner::bsend_copies; };
     status sendrecv(int dest, int send_tag, const_bytes out, int source, int recv_tag, mutable_bytes in)
         requires sendrecv_transport<Inner>
     {

@@ -9,6 +9,7 @@
 //   isend irecv test iprobe now     MPI_Isend MPI_Irecv MPI_Test MPI_Iprobe MPI_Wtime [3.7, 3.8.1, 8.6]
 //   send recv wait wait_all         MPI_Send MPI_Recv MPI_Wait MPI_Waitall          [3.2, 3.7.3, 3.7.5]
 //   ssend issend rsend irsend       MPI_Ssend MPI_Issend MPI_Rsend MPI_Irsend      [3.4, 3.7.2]
+//   bsend                           MPI_Bsend, into a buffer the transport attaches  [3.4, 3.6]
 //   sendrecv                        MPI_Sendrecv                                    [3.10]
 //   barrier broadcast gather        MPI_Barrier MPI_Bcast MPI_Gather                [5.3, 5.4, 5.5]
 //   allreduce_sum / _max / _min     MPI_Allreduce, MPI_DOUBLE, in place             [5.9.6]
@@ -18,9 +19,15 @@
 //   abort                           prints "comet: rank R: <message>", MPI_Abort     [8.7]
 // Matching, non-overtaking, progress and buffering are MPI's own. In particular `send` is a
 // standard send: it may wait for the matching receive (MPI's eager limit decides when), so two
-// ranks that both `send` a large message first deadlock, as they would in MPI. There is no
-// `bsend`: application code that wants NX/2's csend semantics wraps the transport in
-// `comet::buffered` (comet/transport/decorators/buffered.hpp).
+// ranks that both `send` a large message first deadlock, as they would in MPI. `bsend` is
+// MPI_Bsend, MPI's buffered mode: a copy into a buffer attached to the process (MPI_Buffer_attach),
+// sent from there. The transport attaches one on the first `bsend` (unless the program attached
+// its own, which is then used) and grows it, by MPI_Buffer_detach and a new attach, when a
+// message needs more than half of it: the detach waits until the messages already buffered have
+// been sent, as MPI says. Since MPI_Bsend is a mode of its own and not how MPI's sends behave,
+// the transport says `bsend_copies`: kernels in which both ranks send first use MPI_Sendrecv,
+// not MPI_Bsend (kernels/swap.hpp). Application code that wants NX/2's csend semantics on every
+// send wraps the transport in `comet::buffered` (comet/transport/decorators/buffered.hpp).
 //
 // The communicator. A transport works on a duplicate (MPI_Comm_dup) of the communicator it is
 // given, so comet's messages never match the application's receives nor the application's
@@ -92,6 +99,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -117,6 +125,20 @@ struct options {
 };
 
 namespace detail {
+
+/// The buffer MPI_Bsend copies into, one per process (MPI attaches one per process, MPI-3.1
+/// §3.6). Deliberately never freed: MPI_Finalize detaches it, after every static destructor a
+/// program may run MPI_Finalize from.
+struct bsend_buffer {
+    std::byte* storage = nullptr;
+    std::size_t capacity = 0;
+    bool ours = false;      ///< attached by comet (else the program attached its own, or none yet)
+    bool looked = false;    ///< the first bsend has tried to attach one
+};
+inline bsend_buffer& the_bsend_buffer() {
+    static bsend_buffer* b = new bsend_buffer;
+    return *b;
+}
 
 /// MPI counts are int; a receive buffer beyond that can only ever hold that much.
 inline int count_of(std::size_t n) noexcept { return static_cast<int>(std::min(n, max_message_size)); }
@@ -434,6 +456,29 @@ public:
                                        : MPI_Ssend(data.data(), count, MPI_BYTE, dest, tag, comm_);
         detail::check(rc, rank_, "ssend to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes)");
     }
+    /// MPI_Bsend: copies `data` into the attached buffer and returns; MPI sends it from there.
+    /// The first call attaches a buffer (unless the program has its own attached); a message
+    /// needing more than half of it, or finding it full, grows it (MPI_Buffer_detach, which
+    /// waits for the messages buffered so far to be sent, then a larger MPI_Buffer_attach).
+    void bsend(int dest, int tag, const_bytes data) {
+        check_send(dest, tag, data.size(), "bsend");
+        ensure_bsend_buffer(data.size());
+        int rc = MPI_Bsend(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, comm_);
+        int cls = MPI_SUCCESS;
+        if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+        if (cls == MPI_ERR_BUFFER && detail::the_bsend_buffer().ours) {
+            // The buffer is full of messages not yet sent: wait for them (the detach), attach a
+            // larger one and send again, as a program sizing its own buffer would have to.
+            ensure_bsend_buffer(detail::the_bsend_buffer().capacity);
+            rc = MPI_Bsend(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, comm_);
+        }
+        detail::check(rc, rank_, "bsend to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes): MPI_Bsend");
+    }
+
+    /// MPI_Bsend is MPI's buffered mode, a copy MPI's other sends do not make: kernels whose
+    /// ranks both send first swap by MPI_Sendrecv instead (core/concepts.hpp, buffering_transport).
+    static constexpr bool bsend_copies = true;
+
     /// MPI_Issend.
     request issend(int dest, int tag, const_bytes data) {
         check_send(dest, tag, data.size(), "issend");
@@ -518,6 +563,42 @@ public:
 
 private:
     friend class mpi::request;
+
+    /// Makes the attached buffer hold two messages of `bytes` (the one being sent and one still
+    /// on its way), attaching or growing comet's own; a buffer the program attached is left as it is.
+    void ensure_bsend_buffer(std::size_t bytes) {
+        detail::bsend_buffer& b = detail::the_bsend_buffer();
+        const std::size_t need = 2 * (bytes + static_cast<std::size_t>(MPI_BSEND_OVERHEAD));
+        if (b.looked && (!b.ours || b.capacity >= need)) return;
+        if (b.ours) {
+            void* old = nullptr;
+            int size = 0;
+            detail::check(MPI_Buffer_detach(&old, &size), rank_, "bsend: MPI_Buffer_detach");
+            delete[] b.storage;
+            b.storage = nullptr;
+            b.ours = false;
+        }
+        const std::size_t capacity = std::max({need, 2 * b.capacity, std::size_t{1} << 20});
+        if (capacity > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+            raise<invalid_argument>(rank_, "bsend: ", bytes, " bytes need a buffer of ", capacity, " bytes, over MPI's int limit");
+        auto* storage = new std::byte[capacity];
+        b.looked = true;
+        // An attach that fails (a buffer is attached already) is reported on MPI_COMM_WORLD,
+        // whose handler ends the job by default: returned for this one call.
+        MPI_Errhandler world = MPI_ERRHANDLER_NULL;
+        MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        const int rc = MPI_Buffer_attach(storage, static_cast<int>(capacity));
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
+        MPI_Errhandler_free(&world);
+        if (rc != MPI_SUCCESS) {
+            delete[] storage;  // the program attached its own: MPI_Bsend uses that one
+            return;
+        }
+        b.storage = storage;
+        b.capacity = capacity;
+        b.ours = true;
+    }
 
     // ---- argument checks: one-line errors naming the value and this rank, before MPI sees it ----
 
@@ -736,7 +817,8 @@ inline void request::release() noexcept {
 static_assert(comet::transport<transport>);
 static_assert(synchronous_send_transport<transport> && ready_send_transport<transport> && sendrecv_transport<transport> &&
               nonblocking_collective_transport<transport> && progress_transport<transport>);
-static_assert(!buffered_send_transport<transport>, "MPI's standard send may wait: no bsend (use comet::buffered)");
+static_assert(buffered_send_transport<transport> && !buffering_transport<transport>,
+              "MPI_Bsend is a mode of its own: MPI's standard send may wait (comet::buffered buffers every send)");
 
 /// Runs `fn(transport&)` on this process's rank of `comm` and returns what it returns. Every
 /// process of `comm` calls run with the same function (@pre). After `fn`, the ranks meet in an

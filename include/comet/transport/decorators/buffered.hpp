@@ -70,6 +70,10 @@ public:
         }
     }
 
+    /// This decorator's `bsend` is what it is for: kernels whose ranks both send first use it
+    /// (core/concepts.hpp, buffering_transport), whatever the inner transport's own bsend is.
+    static constexpr bool bsend_copies = false;
+
     /// Copies `data` and sends the copy (the inner `isend`); returns at once.
     void bsend(int dest, int tag, const_bytes data) {
         collect();
