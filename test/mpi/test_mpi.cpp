@@ -498,19 +498,37 @@ BOOST_AUTO_TEST_CASE(bad_arguments_name_the_rank) {
 }
 
 // MPI_Bsend: two ranks that both bsend and then receive complete, at sizes that make the
-// transport attach its buffer (8 bytes) and grow it (100,000 bytes, then 1 MiB), and the
-// messages arrive whole.
+// transport attach its buffer (8 bytes), fill it (1 MiB messages, so the fourth waits for the
+// first three to be sent) and grow it (6 MiB), and the messages arrive whole. Then rank 0 bsends
+// 40 messages of 300,000 bytes before rank 1 receives any — the buffer is detached and attached
+// again on the way — and 1,000 of 100 bytes after reserving room for them.
 BOOST_AUTO_TEST_CASE(mpi_bsend_attaches_and_grows_its_buffer) {
     run([](transport& t) {
         if (t.rank() > 1 || t.size() < 2) return;
         const int peer = 1 - t.rank();
         int k = 0;
-        for (std::size_t n : {std::size_t{8}, std::size_t{100000}, mib, std::size_t{8}, mib}) {
+        for (std::size_t n : {std::size_t{8}, std::size_t{100000}, mib, std::size_t{8}, 6 * mib, mib}) {
             std::vector<std::byte> in(n);
-            for (int round = 0; round < 3; ++round, ++k) {
+            for (int round = 0; round < 5; ++round, ++k) {
                 t.bsend(peer, 6, pattern(n, k * 2 + t.rank()));  // a temporary: MPI_Bsend copied it
                 require_status(t, t.recv(peer, 6, in), peer, 6, n, "MPI_Bsend exchange");
                 require_pattern(t, in, n, k * 2 + peer, "MPI_Bsend exchange");
+            }
+        }
+        const std::size_t big = 300000;
+        if (t.rank() == 0) {
+            for (int m = 0; m < 40; ++m) t.bsend(1, 7, pattern(big, m));
+            t.reserve_bsend(1000, 1000 * 100);
+            for (int m = 0; m < 1000; ++m) t.bsend(1, 8, pattern(100, m));
+        } else {
+            std::vector<std::byte> in(big);
+            for (int m = 0; m < 40; ++m) {
+                require_status(t, t.recv(0, 7, in), 0, 7, big, "one of 40 bsends");
+                require_pattern(t, in, big, m, "one of 40 bsends");
+            }
+            for (int m = 0; m < 1000; ++m) {
+                require_status(t, t.recv(0, 8, std::span(in).first(100)), 0, 8, 100, "one of 1000 reserved bsends");
+                require_pattern(t, in, 100, m, "one of 1000 reserved bsends");
             }
         }
     });

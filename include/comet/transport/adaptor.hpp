@@ -144,6 +144,12 @@ public:
     {
         inner_->bsend(dest, tag, data);
     }
+    /// Room for `messages` buffered sends totalling `bytes`, made before they are sent.
+    void reserve_bsend(std::size_t messages, std::size_t bytes)
+        requires requires(Inner& i) { i.reserve_bsend(messages, bytes); }
+    {
+        inner_->reserve_bsend(messages, bytes);
+    }
     /// Whether that `bsend` is a copying mode of its own (core/concepts.hpp, buffering_transport).
     static constexpr bool bsend_copies = requires { requires Inner::bsend_copies; };
     status sendrecv(int dest, int send_tag, const_bytes out, int source, int recv_tag, mutable_bytes in)

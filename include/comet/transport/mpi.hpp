@@ -22,10 +22,16 @@
 // ranks that both `send` a large message first deadlock, as they would in MPI. `bsend` is
 // MPI_Bsend, MPI's buffered mode: a copy into a buffer attached to the process (MPI_Buffer_attach),
 // sent from there. The transport attaches one on the first `bsend` (unless the program attached
-// its own, which is then used) and grows it, by MPI_Buffer_detach and a new attach, when a
-// message needs more than half of it: the detach waits until the messages already buffered have
-// been sent, as MPI says. Since MPI_Bsend is a mode of its own and not how MPI's sends behave,
-// the transport says `bsend_copies`: kernels in which both ranks send first use MPI_Sendrecv,
+// its own, which is then used) and never lets MPI_Bsend find it full: MPI does not say when a
+// buffered message has left, so the transport counts every byte buffered since it attached
+// (message, MPI_BSEND_OVERHEAD and alignment) and, when the next message would not fit that
+// count, detaches — which waits until the messages buffered so far have been sent, as MPI
+// says — and attaches again, larger if the message needs it. (A failed MPI_Bsend is not an
+// error one can recover from: Open MPI 4.1's ob1 has then spent the message's sequence number,
+// and the peer waits for it forever.) A kernel that knows what it will buffer reserves it
+// beforehand, outside its timing (`reserve_bsend`). Since MPI_Bsend is a mode of its own and not
+// how MPI's sends behave, the transport says `bsend_copies`: kernels in which both ranks send
+// first use MPI_Sendrecv,
 // not MPI_Bsend (kernels/swap.hpp). Application code that wants NX/2's csend semantics on every
 // send wraps the transport in `comet::buffered` (comet/transport/decorators/buffered.hpp).
 //
@@ -132,6 +138,7 @@ namespace detail {
 struct bsend_buffer {
     std::byte* storage = nullptr;
     std::size_t capacity = 0;
+    std::size_t used = 0;   ///< bytes buffered since comet attached it (an upper bound on those in it)
     bool ours = false;      ///< attached by comet (else the program attached its own, or none yet)
     bool looked = false;    ///< the first bsend has tried to attach one
 };
@@ -457,23 +464,28 @@ public:
         detail::check(rc, rank_, "ssend to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes)");
     }
     /// MPI_Bsend: copies `data` into the attached buffer and returns; MPI sends it from there.
-    /// The first call attaches a buffer (unless the program has its own attached); a message
-    /// needing more than half of it, or finding it full, grows it (MPI_Buffer_detach, which
-    /// waits for the messages buffered so far to be sent, then a larger MPI_Buffer_attach).
+    /// The first call attaches a buffer (unless the program has its own attached). A message
+    /// that would not fit beside those buffered since the attach first waits for them to be
+    /// sent (MPI_Buffer_detach) and attaches again, large enough for it.
     void bsend(int dest, int tag, const_bytes data) {
         check_send(dest, tag, data.size(), "bsend");
-        ensure_bsend_buffer(data.size());
-        int rc = MPI_Bsend(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, comm_);
-        int cls = MPI_SUCCESS;
-        if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-        if (cls == MPI_ERR_BUFFER && detail::the_bsend_buffer().ours) {
-            // The buffer is full of messages not yet sent: wait for them (the detach), attach a
-            // larger one and send again, as a program sizing its own buffer would have to.
-            ensure_bsend_buffer(detail::the_bsend_buffer().capacity);
-            rc = MPI_Bsend(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, comm_);
+        make_bsend_room(1, data.size());
+        const int rc = MPI_Bsend(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, comm_);
+        if (rc != MPI_SUCCESS) {
+            int cls = MPI_SUCCESS;
+            MPI_Error_class(rc, &cls);
+            if (cls == MPI_ERR_BUFFER)  // only a buffer the program attached can be full
+                raise<error>(rank_, "bsend to rank ", dest, " (tag ", tag, ", ", data.size(),
+                             " bytes): the buffer the program attached (MPI_Buffer_attach) is full");
         }
         detail::check(rc, rank_, "bsend to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes): MPI_Bsend");
+        detail::the_bsend_buffer().used += bsend_charge(data.size());
     }
+
+    /// Makes room for `messages` buffered sends totalling `bytes` before they are made, so that
+    /// none of them waits in `bsend` for earlier ones: a kernel calls it outside its timing. It
+    /// may wait for the messages buffered so far to be sent (MPI_Buffer_detach).
+    void reserve_bsend(std::size_t messages, std::size_t bytes) { make_bsend_room(messages, bytes); }
 
     /// MPI_Bsend is MPI's buffered mode, a copy MPI's other sends do not make: kernels whose
     /// ranks both send first swap by MPI_Sendrecv instead (core/concepts.hpp, buffering_transport).
@@ -564,23 +576,37 @@ public:
 private:
     friend class mpi::request;
 
-    /// Makes the attached buffer hold two messages of `bytes` (the one being sent and one still
-    /// on its way), attaching or growing comet's own; a buffer the program attached is left as it is.
-    void ensure_bsend_buffer(std::size_t bytes) {
+    /// What one buffered message of `bytes` takes of the attached buffer: MPI_BSEND_OVERHEAD
+    /// and, for the allocator's alignment, 64 bytes more.
+    static std::size_t bsend_charge(std::size_t bytes) noexcept {
+        return bytes + static_cast<std::size_t>(MPI_BSEND_OVERHEAD) + 64;
+    }
+
+    /// Makes comet's attached buffer hold `messages` more messages totalling `bytes` beside
+    /// those buffered since it was attached: attaches one (at least 4 MiB) on the first call, or
+    /// detaches (waiting for the buffered messages to be sent) and attaches one large enough
+    /// when they would not fit. A buffer the program attached is left as it is.
+    void make_bsend_room(std::size_t messages, std::size_t bytes) {
         detail::bsend_buffer& b = detail::the_bsend_buffer();
-        const std::size_t need = 2 * (bytes + static_cast<std::size_t>(MPI_BSEND_OVERHEAD));
-        if (b.looked && (!b.ours || b.capacity >= need)) return;
+        const std::size_t need = bytes + messages * bsend_charge(0);
+        if (b.looked && (!b.ours || b.used + need <= b.capacity)) return;
         if (b.ours) {
             void* old = nullptr;
             int size = 0;
             detail::check(MPI_Buffer_detach(&old, &size), rank_, "bsend: MPI_Buffer_detach");
+            b.used = 0;
+            if (need <= b.capacity) {  // empty now, and large enough: attach it again
+                detail::check(MPI_Buffer_attach(b.storage, static_cast<int>(b.capacity)), rank_, "bsend: MPI_Buffer_attach");
+                return;
+            }
             delete[] b.storage;
             b.storage = nullptr;
             b.ours = false;
         }
-        const std::size_t capacity = std::max({need, 2 * b.capacity, std::size_t{1} << 20});
+        const std::size_t capacity = std::max({need, b.capacity, std::size_t{4} << 20});
         if (capacity > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-            raise<invalid_argument>(rank_, "bsend: ", bytes, " bytes need a buffer of ", capacity, " bytes, over MPI's int limit");
+            raise<invalid_argument>(rank_, "bsend: ", messages, " messages of ", bytes, " bytes need a buffer of ", capacity,
+                                    " bytes, over MPI's int limit");
         auto* storage = new std::byte[capacity];
         b.looked = true;
         // An attach that fails (a buffer is attached already) is reported on MPI_COMM_WORLD,
@@ -597,6 +623,7 @@ private:
         }
         b.storage = storage;
         b.capacity = capacity;
+        b.used = 0;
         b.ours = true;
     }
 

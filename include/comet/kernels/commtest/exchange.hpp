@@ -86,8 +86,10 @@ void post_receive(T& t, const exchange_plan& x, const side& s, exchange_state<T>
 
 }  // namespace detail
 
-/// Prepares an exchange: sizes the request lists and, with prepost, posts the first receive
-/// (the seed does so before its synchronisation, outside the timed part).
+/// Prepares an exchange: sizes the request lists, makes room for the buffered sends where the
+/// transport's `bsend` draws on a buffer of limited size (MPI_Bsend: the seed attaches one
+/// before it times), and, with prepost, posts the first receive (the seed does so before its
+/// synchronisation, outside the timed part).
 /// @pre supports<T>(x.proto); `in` holds messages × size bytes
 template <transport T>
 void prepare_exchange(T& t, const exchange_plan& x, exchange_state<T>& st, mutable_bytes in) {
@@ -99,6 +101,8 @@ void prepare_exchange(T& t, const exchange_plan& x, exchange_state<T>& st, mutab
     st.sends.resize(steps);
     st.handshakes.clear();
     st.handshakes.reserve(steps);
+    if constexpr (requires { t.reserve_bsend(steps, steps * x.size); })
+        if (s.send == send_op::bsend) t.reserve_bsend(steps, steps * x.size);  // MPI_Bsend's buffer, attached untimed
     if (x.prepost && (s.recv_nonblocking || s.tells) && steps > 0) detail::post_receive(t, x, s, st, 0, in.first(x.size));
 }
 
