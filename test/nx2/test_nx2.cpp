@@ -14,6 +14,7 @@
 #include "../support/suite_config.hpp"
 
 #include <bit>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -124,12 +125,39 @@ BOOST_AUTO_TEST_CASE(echo_and_pairwise_are_deterministic) {
     BOOST_TEST((a == b));
 }
 
+// Between adjacent nodes the pairwise exchange beats the echo round trip at every size (thesis
+// 5.1: "Since the communication channels in the iPSC/860 are bidirectional, we observed the
+// pairwise exchange between nodes to be faster"), and its times do not depend on which hop
+// counts ran before: 1 hop alone and 1 hop after the others give the same times (to a picosecond;
+// the seconds differ in their last bits, the clock reading larger numbers later in a run).
+BOOST_AUTO_TEST_CASE(pairwise_beats_the_echo_round_trip_whatever_ran_before) {
+    const std::vector<std::size_t> sizes = {0, 100, 104, 1024, 8192};
+    const auto measure = [&](std::vector<int> hops) {
+        return run(ipsc860(4), [&](transport& t) {
+            comet::result_set r = comet::kernels::echo(t, {.sizes = sizes, .hops = hops, .sampling = comet::fixed_sampling(1, 5)});
+            r.append(comet::kernels::pairwise(t, {.sizes = sizes, .hops = hops, .sampling = comet::fixed_sampling(1, 5)}));
+            return r;
+        })[0];
+    };
+    const auto median_of = [](const comet::result_set& r, const char* kernel, std::size_t size) {
+        for (const auto& rec : r.records)
+            if (rec.kernel == kernel && *rec.params.integer("size") == static_cast<std::int64_t>(size) && *rec.params.integer("hops") == 1)
+                return rec.samples.at(0);
+        BOOST_FAIL("no " << kernel << " record at " << size << " B, 1 hop");
+        return 0.0;
+    };
+    const comet::result_set alone = measure({1}), after = measure({4, 3, 2, 1});
+    for (std::size_t n : sizes) {
+        const double pairwise = median_of(alone, "pairwise", n), round_trip = 2 * median_of(alone, "echo", n);
+        BOOST_TEST(pairwise < round_trip, n << " B: pairwise " << pairwise * 1e6 << " us, echo round trip " << round_trip * 1e6 << " us");
+        BOOST_TEST(std::abs(median_of(after, "pairwise", n) - pairwise) < 1e-12, n << " B after the other hops: " << median_of(after, "pairwise", n) * 1e6 << " us, alone " << pairwise * 1e6);
+    }
+}
+
 // COMMTEST on the simulated machine: every protocol swaps 2 MB (the kernel checks every byte),
-// and no direction of a link carries more than its 2.8 MB/s. Unordered (0,3) is never slower
-// than ordered (1,3); it is not faster either, by more than a fraction of a microsecond in
-// 1.68 s: the ranks leave the synchronisation a message apart, and from there the model's
-// long-message protocols alternate on the channel instead of overlapping (docs/nx2-model.md,
-// "two regimes"), which is the simulator's to fix, not the kernel's.
+// no direction of a link carries more than its 2.8 MB/s, and swapping 2 MB as one message takes
+// less time unordered ((0,3): both transfers at once, each channel carrying both directions)
+// than ordered ((1,3): one transfer, then the other) — on 2 nodes and with 0-2 and 1-3 at once.
 BOOST_AUTO_TEST_CASE(commtest_every_protocol_on_the_ipsc860) {
     namespace ct = comet::kernels::commtest;
     for (int dimension : {1, 2}) {
@@ -154,7 +182,11 @@ BOOST_AUTO_TEST_CASE(commtest_every_protocol_on_the_ipsc860) {
             if (*rec.params.integer("messages") == 1 && proto == "(1,3)") ordered = least;
         }
         BOOST_TEST_MESSAGE("2 MB as one message: (0,3) " << unordered * 1e3 << " ms, (1,3) " << ordered * 1e3 << " ms");
-        BOOST_TEST(unordered <= ordered);
+        // Each channel carries both directions at once: the two 2 MB transfers overlap, so
+        // the unordered swap takes little more than one transfer (2 MB at 2.5 MB/s: 839 ms),
+        // the ordered one two.
+        BOOST_TEST(unordered < 0.6 * ordered);
+        BOOST_TEST(unordered < 2097152 / 2.5e6 * 1.01);
     }
 }
 

@@ -141,6 +141,34 @@ BOOST_AUTO_TEST_CASE(golden_circuit_blocked_by_crossing_traffic) {
     BOOST_TEST(busy[3] == circuit_free + I + R);  // 156 + 25 + 400 us
 }
 
+BOOST_AUTO_TEST_CASE(golden_acknowledgement_beside_a_data_circuit) {
+    // Two neighbours. Rank 1 posts a receive (C) and computes 200 us; rank 0 sends it 8192 bytes,
+    // whose data circuit holds channel 0 -> 1 from about 0.1 ms to 3.4 ms (rank 0's request
+    // interrupts rank 1's computation: + I). Rank 1 then sends 1000 bytes to rank 0, whose receive
+    // is posted: its request travels 1 -> 0, and rank 0's acknowledgement 0 -> 1 — the direction
+    // rank 0's data holds — on the reply lane, without waiting for that circuit. Rank 1's send
+    // completes as golden_long_message's does, from the moment it starts; were the
+    // acknowledgement queued behind the data, it would complete after 3.4 ms.
+    const auto at = run(ipsc860(1), [](transport& t) -> vtime {
+        auto big = bytes(8192), small = bytes(1000);
+        if (t.rank() == 0) {
+            auto r = t.irecv(1, 2, small);
+            t.send(1, 1, big);
+            t.wait(r);
+            return t.clock();
+        }
+        auto r = t.irecv(0, 1, big);
+        t.compute(comet::work::busy(200e-6));
+        t.send(0, 2, small);
+        const vtime sent = t.clock();
+        t.wait(r);
+        return sent;
+    });
+    const vtime start = C + 200 * microseconds + I;  // after irecv and the computation, its request's interrupt stolen
+    BOOST_TEST(at[1] == start + C + 3 * (h + H * w) + 2 * I + 1000 * w + I + R);
+    BOOST_TEST(at[1] < 3 * milliseconds);
+}
+
 BOOST_AUTO_TEST_CASE(channel_waits_are_counted) {
     run_statistics stats;
     run(

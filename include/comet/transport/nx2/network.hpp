@@ -16,6 +16,17 @@
 //      handed to the first transmission waiting for it.
 // So crossing traffic contends exactly where routes share a directed channel, and how long it
 // waits follows from the other circuit's length — nothing about contention is a parameter.
+//
+// The channels are bidirectional (thesis 4.1: "bit-serial and bidirectional"), and a circuit
+// streams its bytes one way while the channel's other direction stays free. NX/2's replies —
+// an acknowledgement, a credit: a header answering the other node, and nothing else — are
+// modelled on a lane of their own in each direction of each channel: they wait for one another,
+// never for a data circuit, as the status a Direct-Connect circuit sends back to its source does
+// not wait for the data it acknowledges. Requests stay on the data lane, behind the messages
+// sent before them, which keeps NX/2's order between two nodes. (An assumption, marked as one in docs/nx2-model.md: without it
+// two nodes exchanging long messages alternate whenever one runs a call ahead, since the
+// acknowledgement it owes would wait behind its own data; the thesis saw the exchange faster
+// than the echo round trip and credits it to the bidirectional channels, 5.1.)
 // Dimension-ordered routes (e-cube, XY) take channels in a fixed global order, so circuits
 // never wait on each other in a cycle: the network cannot deadlock.
 //
@@ -106,7 +117,7 @@ class router {
 public:
     explicit router(const machine& m) : network_(m.network), dimension_(m.dimension), columns_(m.columns) {}
 
-    /// Directed channels per node (a channel id is node x per_node + port).
+    /// Directed channels per node (a channel id is node x ports + port).
     int ports() const noexcept { return network_ == topology::hypercube ? std::max(dimension_, 1) : 4; }
 
     /// Channels on the route from `a` to `b`.
@@ -153,7 +164,7 @@ class network {
 public:
     network(const machine& m, event_queue& events, const vtime& now, std::vector<node_counters>& counters)
         : m_(m), router_(m), events_(events), now_(now), counters_(counters),
-          channels_(static_cast<std::size_t>(m.nodes()) * static_cast<std::size_t>(router_.ports())) {}
+          channels_(2 * static_cast<std::size_t>(m.nodes()) * static_cast<std::size_t>(router_.ports())) {}
 
     const router& routes() const noexcept { return router_; }
 
@@ -175,7 +186,7 @@ public:
 
     /// `net_done`: frees the circuit (handing each channel to its first waiter).
     void finish(transmission* tx) {
-        for (std::size_t i = 0; i < tx->held; ++i) free_channel(tx->links[i]);
+        for (std::size_t i = 0; i < tx->held; ++i) free_channel(lane(tx, i));
         tx->held = 0;
     }
 
@@ -183,10 +194,10 @@ public:
     /// frees its partial circuit and is sent again after the backoff.
     void timeout(transmission* tx, std::uint64_t gen) {
         if (!tx->waiting || tx->generation != gen) return;
-        channel& c = channels_[static_cast<std::size_t>(tx->links[tx->held])];
+        channel& c = channels_[lane(tx, tx->held)];
         unlink(c, tx);
         note_wait_end(tx);
-        for (std::size_t i = 0; i < tx->held; ++i) free_channel(tx->links[i]);
+        for (std::size_t i = 0; i < tx->held; ++i) free_channel(lane(tx, i));
         tx->held = 0;
         ++tx->attempts;
         ++counters_[static_cast<std::size_t>(tx->src)].retransmissions;
@@ -207,8 +218,17 @@ private:
         transmission* tail = nullptr;
     };
 
+    /// A reply: an acknowledgement, a credit.
+    static bool is_reply(wire kind) noexcept { return kind == wire::ack || kind == wire::credit; }
+
+    /// The resource `tx` takes at the i-th channel of its route: the channel's data lane, or its
+    /// reply lane.
+    static std::size_t lane(const transmission* tx, std::size_t i) noexcept {
+        return 2 * static_cast<std::size_t>(tx->links[i]) + (is_reply(tx->kind) ? 1 : 0);
+    }
+
     void advance(transmission* tx) {
-        channel& c = channels_[static_cast<std::size_t>(tx->links[tx->held])];
+        channel& c = channels_[lane(tx, tx->held)];
         if (!c.busy) {
             c.busy = true;
             granted(tx);
@@ -234,8 +254,8 @@ private:
             events_.push(now_ + m_.hop_latency + stream_time(tx->bytes), event_kind::net_done, tx->dst, tx);
     }
 
-    void free_channel(int id) {
-        channel& c = channels_[static_cast<std::size_t>(id)];
+    void free_channel(std::size_t id) {
+        channel& c = channels_[id];
         transmission* next = c.head;
         if (!next) {
             c.busy = false;
