@@ -8,7 +8,7 @@
 //   link_mbps, dma_mbps       channel and DMA rates in MB/s (10^6 bytes per second)
 //   hop_us, call_us, interrupt_us, resume_us, copy_us_per_byte
 //   header_bytes, eager_limit, eager_buffers, credit_batch
-//   flop_ns, memory_ns_per_byte, dependent_flop_ns
+//   flop_ns, memory_ns_per_byte, dependent_flop_ns, cache_line_bytes
 //   retry_timeout_us, retry_backoff_us   (retransmission under congestion; 0 = off)
 //   stack_kib                 stack of each simulated rank
 #include "program.hpp"
@@ -34,7 +34,7 @@ namespace {
 
 const char* const known_settings =
     "topology, columns, link_mbps, dma_mbps, hop_us, call_us, interrupt_us, resume_us, copy_us_per_byte, header_bytes, "
-    "eager_limit, eager_buffers, credit_batch, flop_ns, memory_ns_per_byte, dependent_flop_ns, retry_timeout_us, "
+    "eager_limit, eager_buffers, credit_batch, flop_ns, memory_ns_per_byte, dependent_flop_ns, cache_line_bytes, retry_timeout_us, "
     "retry_backoff_us, stack_kib";
 
 /// An exact non-negative decimal with at most `decimals` digits after the point, times
@@ -95,6 +95,7 @@ launch_config parse_settings(const settings& s) {
         else if (key == "flop_ns") m.flop_time = fixed(key, text, 3);
         else if (key == "memory_ns_per_byte") m.memory_per_byte = fixed(key, text, 3);
         else if (key == "dependent_flop_ns") m.dependent_flop_time = fixed(key, text, 3);
+        else if (key == "cache_line_bytes") m.cache_line_bytes = integer();
         else if (key == "retry_timeout_us") m.retry_timeout = fixed(key, text, 6);
         else if (key == "retry_backoff_us") m.retry_backoff = fixed(key, text, 6);
         else if (key == "stack_kib") c.stack = static_cast<std::size_t>(integer()) * 1024;

@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <vector>
 
 BOOST_AUTO_TEST_SUITE(work)
 
@@ -12,7 +13,21 @@ BOOST_AUTO_TEST_CASE(descriptions) {
     static_assert(comet::work::daxpy(10) == comet::work{comet::work_kind::daxpy, 10, 0.0});
     static_assert(comet::work::busy(0.5).seconds == 0.5);
     static_assert(!(comet::work::flops(3) == comet::work::daxpy(3)));
+    static_assert(comet::work::copy(64, 8, 528) == comet::work{comet::work_kind::copy, 64, 0.0, 8, 528});
+    static_assert(!(comet::work::copy(64, 8, 528) == comet::work::copy(64, 8, 8)));
     BOOST_TEST(true);
+}
+
+// A copy is data the caller moves itself: performing it touches nothing (a simulated machine
+// charges it instead, test/nx2/test_machine.cpp).
+BOOST_AUTO_TEST_CASE(copy_performs_nothing) {
+    comet::perform(comet::work::daxpy(10));
+    const std::vector<double> before = comet::detail::thread_daxpy_vectors().y;
+    const auto t0 = std::chrono::steady_clock::now();
+    comet::perform(comet::work::copy(std::size_t{1} << 40, 8, 4096));  // a terabyte, were it copied
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    BOOST_TEST(s < 0.1);
+    BOOST_TEST(comet::detail::thread_daxpy_vectors().y == before);
 }
 
 BOOST_AUTO_TEST_CASE(daxpy_updates_the_thread_vectors) {

@@ -68,6 +68,9 @@ BOOST_AUTO_TEST_CASE(validation_names_the_parameter) {
     m.rows = 0;
     BOOST_TEST(rejects(m, "rows = 0"));
     m = ipsc860();
+    m.cache_line_bytes = 0;
+    BOOST_TEST(rejects(m, "cache_line_bytes = 0"));
+    m = ipsc860();
     m.network = static_cast<topology>(7);
     BOOST_TEST(rejects(m, "unknown topology 7"));
 }
@@ -77,7 +80,7 @@ BOOST_AUTO_TEST_CASE(description_is_exact_and_complete) {
     BOOST_TEST(d.find("ipsc860: hypercube d=4 (16 nodes, e-cube routing)") == 0u);
     for (const char* part : {"link 2.8 MB/s", "dma 2.5 MB/s", "hop 8.333333 us", "header 16 B", "eager <= 100 B into 4 buffers",
                              "call 25 us", "interrupt 23.766667 us", "resume 15.5 us", "copy 0.115 us/B", "flop 50 ns",
-                             "memory 8.75 ns/B", "dependent flop 150 ns", "retransmission off"})
+                             "memory 8.75 ns/B", "dependent flop 150 ns", "cache line 32 B", "retransmission off"})
         BOOST_TEST(d.find(part) != std::string::npos, part);
     BOOST_TEST(describe(mesh(4, 2)).find("mesh 4x2 (8 nodes, XY routing)") != std::string::npos);
 }
@@ -94,6 +97,17 @@ BOOST_AUTO_TEST_CASE(cpu_model) {
     BOOST_TEST(compute_time(m, comet::work::flops(10)) == 1500 * nanoseconds);
     BOOST_TEST(compute_time(m, comet::work::busy(0.005)) == 5 * milliseconds);
     BOOST_TEST(vector_add_time(m, 4) == 840 * nanoseconds);
+    // Copies the caller makes itself: 8-byte elements, each read and written once. Contiguous:
+    // 16 bytes of traffic each (140 ns). A column of a 64-wide row-major block (stride 528 B):
+    // each element read costs a 32-byte line, 40 bytes in all (350 ns). A stride below the line
+    // costs the stride (16 B: 24 bytes, 210 ns).
+    BOOST_TEST(compute_time(m, comet::work::copy(1000, 8, 8)) == 140 * microseconds);
+    BOOST_TEST(compute_time(m, comet::work::copy(1000, 8, 528)) == 350 * microseconds);
+    BOOST_TEST(compute_time(m, comet::work::copy(1000, 8, 16)) == 210 * microseconds);
+    BOOST_TEST(compute_time(m, comet::work::copy(0, 8, 528)) == 0);
+    machine wide = m;
+    wide.cache_line_bytes = 128;
+    BOOST_TEST(compute_time(wide, comet::work::copy(1000, 8, 528)) == 1190 * microseconds);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,6 +3,7 @@
 #include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/echo.hpp>
 #include <comet/kernels/exchange.hpp>
+#include <comet/kernels/matrix/broadcast.hpp>
 #include <comet/stats/fit.hpp>
 #include <comet/suite/suite.hpp>
 #include <comet/testing/conformance.hpp>
@@ -151,6 +152,33 @@ BOOST_AUTO_TEST_CASE(pairwise_beats_the_echo_round_trip_whatever_ran_before) {
         const double pairwise = median_of(alone, "pairwise", n), round_trip = 2 * median_of(alone, "echo", n);
         BOOST_TEST(pairwise < round_trip, n << " B: pairwise " << pairwise * 1e6 << " us, echo round trip " << round_trip * 1e6 << " us");
         BOOST_TEST(std::abs(median_of(after, "pairwise", n) - pairwise) < 1e-12, n << " B after the other hops: " << median_of(after, "pairwise", n) * 1e6 << " us, alone " << pairwise * 1e6);
+    }
+}
+
+// Work a rank does in its own memory costs simulated time (work::copy): the column broadcast
+// assembles its strided column into a buffer (and scatters it on arrival), which the row
+// broadcast does not, so on 16 nodes it is slower at every block dimension — the two curves
+// of the thesis' figure 4.4, "because of the extra time involved in assembling the column".
+BOOST_AUTO_TEST_CASE(column_broadcast_is_slower_than_row_broadcast) {
+    const std::vector<int> dims = {16, 32, 64, 128, 256};
+    const auto r = run(ipsc860(4), [&](transport& t) {
+        comet::kernels::matrix_config cfg;
+        cfg.dims = dims;
+        cfg.sampling = comet::fixed_sampling(2, 20);
+        comet::result_set out = comet::kernels::row_broadcast(t, cfg);
+        out.append(comet::kernels::col_broadcast(t, cfg));
+        return out;
+    })[0];
+    const auto time_of = [&](const char* kernel, int d) {
+        for (const auto& rec : r.records)
+            if (rec.kernel == kernel && *rec.params.integer("matrix_dim") == d) return rec.samples.at(0);
+        BOOST_FAIL("no " << kernel << " record at dimension " << d);
+        return 0.0;
+    };
+    for (int d : dims) {
+        const double row = time_of("row_broadcast", d), col = time_of("col_broadcast", d);
+        BOOST_TEST(col > row, "dimension " << d << ": column " << col * 1e6 << " us, row " << row * 1e6 << " us");
+        BOOST_TEST_MESSAGE("dimension " << d << ": column / row " << col / row);
     }
 }
 

@@ -5,6 +5,11 @@
 // `work` value and call `t.compute(w)`. A transport on real hardware performs it with
 // `perform(w)`; the simulated iPSC/860 charges virtual time from its CPU model instead, which
 // keeps those kernels deterministic there. Decorators can scale it (time dilation).
+//
+// `work::copy` is different: it describes data the caller moves itself — assembling a strided
+// column into a buffer, scattering one back, a local transpose — so that a simulated machine can
+// charge what that movement cost the real one. `perform` does nothing for it: on real hardware
+// the caller's own copy is the cost, and it is paid once.
 #pragma once
 
 #include <algorithm>
@@ -18,6 +23,7 @@ enum class work_kind : unsigned char {
     daxpy,  ///< y = a*x + y over `length` doubles: 2 flops and 24 bytes of memory traffic per element
     flops,  ///< `length` dependent floating-point multiply-adds: compute-bound, no memory traffic
     busy,   ///< keep the CPU busy for `seconds` of wall time (a calibrated delay)
+    copy,   ///< `length` elements of `element` bytes the caller copies itself, `stride` bytes apart on one side
 };
 
 /// A description of computation; cheap to copy, compared by value.
@@ -25,10 +31,18 @@ struct work {
     work_kind kind = work_kind::daxpy;
     std::size_t length = 0;  ///< vector length (daxpy) or operation count (flops)
     double seconds = 0.0;    ///< duration (busy)
+    std::size_t element = 0; ///< bytes per element (copy)
+    std::size_t stride = 0;  ///< bytes from one element to the next on the strided side (copy; = element: contiguous)
 
     static constexpr work daxpy(std::size_t n) noexcept { return {work_kind::daxpy, n, 0.0}; }
     static constexpr work flops(std::size_t n) noexcept { return {work_kind::flops, n, 0.0}; }
     static constexpr work busy(double s) noexcept { return {work_kind::busy, 0, s}; }
+    /// `count` elements of `element` bytes that the caller copies itself, read or written
+    /// `stride` bytes apart on one side and contiguously on the other (a column of a row-major
+    /// matrix: stride = its row's bytes); `stride == element` is a contiguous copy.
+    static constexpr work copy(std::size_t count, std::size_t element, std::size_t stride) noexcept {
+        return {work_kind::copy, count, 0.0, element, stride};
+    }
 
     friend constexpr bool operator==(const work&, const work&) = default;
 };
@@ -86,6 +100,7 @@ inline void perform(const work& w) {
         }
         break;
     }
+    case work_kind::copy: break;  // the caller moves the data itself; that is the cost
     }
 }
 

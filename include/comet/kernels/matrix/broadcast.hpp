@@ -94,6 +94,7 @@ void col_broadcast(T& t, distributed_matrix& m, std::int64_t col, int tag = defa
     using column = Eigen::Map<Eigen::VectorXd>;
     if (c == holders) {
         column(w.west_out.data(), d) = m.local().col(j).segment(1, d);  // the assembly row_broadcast does not need
+        ops::compute(t, m.column_copy());                                 // its cost, on a simulated machine
         for (int k = 0; k < mesh.cols(); ++k)
             if (k != c) ops::send(t, mesh.node_at(r, k), tag + 2, std::as_bytes(std::span(w.west_out)));
         for (int k = 1; k < mesh.cols(); ++k) ops::recv(t, any_source, tag + 3, {});
@@ -102,6 +103,7 @@ void col_broadcast(T& t, distributed_matrix& m, std::int64_t col, int tag = defa
         ops::recv(t, holder, tag + 2, std::as_writable_bytes(std::span(w.west_in)));
         ops::send(t, holder, tag + 3, {});
         m.local().col(j).segment(1, d) = column(w.west_in.data(), d);
+        ops::compute(t, m.column_copy());
     }
 }
 

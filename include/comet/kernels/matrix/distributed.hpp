@@ -31,6 +31,7 @@
 #include <comet/core/concepts.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/core/errors.hpp>
+#include <comet/core/work.hpp>
 #include <comet/kernels/matrix/setup.hpp>
 #include <comet/topology/mesh.hpp>
 
@@ -197,6 +198,18 @@ public:
 
     /// Scratch buffers for the operations (see `matrix_workspace`).
     matrix_workspace& workspace() noexcept { return work_; }
+
+    /// The memory traffic of copying one block column (`dim` doubles, a local row apart) into a
+    /// contiguous buffer or back: what the operations tell the transport through
+    /// `compute(work::copy(...))`, so a simulated machine charges it (core/work.hpp).
+    work column_copy() const noexcept {
+        return work::copy(static_cast<std::size_t>(dim_), sizeof(double), static_cast<std::size_t>(dim_ + 2) * sizeof(double));
+    }
+    /// The memory traffic of transposing the local matrix in place: every element moved once,
+    /// read or written a local row apart.
+    work transpose_copy() const noexcept {
+        return work::copy(static_cast<std::size_t>(local_.size()), sizeof(double), static_cast<std::size_t>(dim_ + 2) * sizeof(double));
+    }
 
 private:
     template <transport T>

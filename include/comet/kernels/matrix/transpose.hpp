@@ -45,6 +45,7 @@ void transpose(T& t, distributed_matrix& m, int tag = default_matrix_tag) {
         kernels::detail::swap_in_place(t, partner, partner, m.bytes(), tag);
     }
     m.local().transposeInPlace();
+    ops::compute(t, m.transpose_copy());  // its memory traffic, on a simulated machine
 }
 
 /// Times transpose over block dimensions (thesis figure 5.16) and verifies its result. Returns,
