@@ -49,7 +49,10 @@
 #include <bit>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
+#include <fstream>
 #include <functional>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -455,27 +458,36 @@ static_assert(synchronous_send_transport<transport> && ready_send_transport<tran
               progress_transport<transport>);
 static_assert(buffered_send_transport<transport> && !nonblocking_collective_transport<transport>);
 
-/// Runs `fn(transport&)` on every rank of the simulated machine `m` (or on `opt.ranks` of its
-/// nodes) and returns what each returned, indexed by rank (nothing when `fn` returns void).
-/// If ranks failed, rethrows the failure of the lowest-numbered one (not counting ranks merely
-/// stopped because another failed): `deadlock_error` if the ranks deadlocked, `aborted` if one
-/// called `abort`.
-/// @throws invalid_argument for a bad machine (naming the parameter), a rank count that does
-///         not fit it, or a stack under 16 KiB.
-/// @code
-///   auto r = comet::nx2::run(comet::nx2::ipsc860(4), [](comet::nx2::transport& t) {
-///       return comet::kernels::echo(t, {.sizes = {0, 8, 4096}});
-///   });
-///   // r[0]: the records measured on the test node, in virtual time
-/// @endcode
+namespace detail {
+
+/// Bytes of memory the host has available now (MemAvailable in /proc/meminfo), or 0 if unknown.
+inline std::uint64_t available_memory() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    std::string unit;
+    while (in >> key >> kib >> unit)
+        if (key == "MemAvailable:") return kib * 1024;
+    return 0;
+}
+
+/// The least memory a rank costs whatever it runs: the simulator's state for its node and the
+/// stack pages its fiber touches (ten barriers on 65,536 ranks peak at 7.2 KiB per rank,
+/// bench/bench_nx2.cpp).
+inline constexpr std::uint64_t least_bytes_per_rank = 6 * 1024;
+
+/// Refuses a run the host cannot hold (`have` bytes available; 0: unknown), before it
+/// allocates: one line naming the size and the estimate.
+inline void check_memory_for(int ranks, std::uint64_t have) {
+    const std::uint64_t need = static_cast<std::uint64_t>(ranks) * least_bytes_per_rank;
+    if (have != 0 && need > have)
+        raise<error>(-1, "nx2::run: ", ranks, " ranks need at least ", need >> 20, " MiB (", least_bytes_per_rank / 1024,
+                              " KiB each for the simulator's state and the stack pages a rank touches); this host has ",
+                              have >> 20, " MiB available");
+}
+
 template <class F>
-auto run(const machine& m, F&& fn, const run_options& opt = {}) {
-    validate(m);
-    const int ranks = opt.ranks == 0 ? m.nodes() : opt.ranks;
-    if (ranks < 1 || ranks > m.nodes())
-        raise<invalid_argument>(-1, "nx2::run: ", ranks, " ranks do not fit the ", m.nodes(), "-node machine ", m.name);
-    if (opt.stack_size < 16 * 1024)
-        raise<invalid_argument>(-1, "nx2::run: a stack of ", opt.stack_size, " bytes is below the 16384-byte minimum");
+auto run_world(const machine& m, int ranks, F&& fn, const run_options& opt) {
     using result = std::invoke_result_t<F&, transport&>;
     detail::world w(m, ranks, opt.stack_size);
     const auto finish = [&](std::exception_ptr e) {
@@ -499,5 +511,39 @@ auto run(const machine& m, F&& fn, const run_options& opt = {}) {
         return out;
     }
 }
+
+}  // namespace detail
+
+/// Runs `fn(transport&)` on every rank of the simulated machine `m` (or on `opt.ranks` of its
+/// nodes) and returns what each returned, indexed by rank (nothing when `fn` returns void).
+/// If ranks failed, rethrows the failure of the lowest-numbered one (not counting ranks merely
+/// stopped because another failed): `deadlock_error` if the ranks deadlocked, `aborted` if one
+/// called `abort`.
+/// @throws invalid_argument for a bad machine (naming the parameter), a rank count that does
+///         not fit it, or a stack under 16 KiB; error for a run this host cannot hold (refused before it
+///         starts, naming the estimate) or one that runs out of memory.
+/// @code
+///   auto r = comet::nx2::run(comet::nx2::ipsc860(4), [](comet::nx2::transport& t) {
+///       return comet::kernels::echo(t, {.sizes = {0, 8, 4096}});
+///   });
+///   // r[0]: the records measured on the test node, in virtual time
+/// @endcode
+template <class F>
+auto run(const machine& m, F&& fn, const run_options& opt = {}) {
+    validate(m);
+    const int ranks = opt.ranks == 0 ? m.nodes() : opt.ranks;
+    if (ranks < 1 || ranks > m.nodes())
+        raise<invalid_argument>(-1, "nx2::run: ", ranks, " ranks do not fit the ", m.nodes(), "-node machine ", m.name);
+    if (opt.stack_size < 16 * 1024)
+        raise<invalid_argument>(-1, "nx2::run: a stack of ", opt.stack_size, " bytes is below the 16384-byte minimum");
+    detail::check_memory_for(ranks, detail::available_memory());
+    try {
+        return detail::run_world(m, ranks, std::forward<F>(fn), opt);
+    } catch (const std::bad_alloc&) {
+        raise<error>(-1, "nx2::run: out of memory simulating ", ranks, " ranks (", detail::available_memory() >> 20,
+                     " MiB available now)");
+    }
+}
+
 
 }  // namespace comet::nx2

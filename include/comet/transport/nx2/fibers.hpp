@@ -18,12 +18,28 @@
 // run's stack mapped at the same addresses would inherit them (a compiler's frame setup writes
 // only its redzones and trusts the rest to be clean): every stack's shadow is cleared when it is
 // mapped and before it is unmapped. The annotations compile only under the sanitizers.
+//
+// Stacks at scale. All stacks of a run are carved from one anonymous mapping (MAP_NORESERVE:
+// only the pages a rank touches cost memory). A guard page below each stack turns an overflow
+// into a crash instead of silent corruption, but each guard splits the mapping, two mappings
+// per rank, and Linux allows a process vm.max_map_count of them (65,530 by default): guards are
+// kept while 2 x ranks fit beside a reserve for the rest of the process, and left out beyond
+// (`stacks_guarded`). A finished fiber's pages are handed back at once (MADV_DONTNEED).
 #pragma once
 
-#include <boost/context/fiber.hpp>
-#include <boost/context/protected_fixedsize_stack.hpp>
+#include <comet/core/errors.hpp>
 
+#include <boost/context/fiber.hpp>
+#include <boost/context/stack_context.hpp>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstddef>
+#include <cstring>
+#include <fstream>
+#include <limits>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -52,12 +68,73 @@
 
 namespace comet::nx2::detail {
 
+/// The most memory mappings this process may hold (vm.max_map_count; 65,530 if unreadable).
+inline long max_map_count() {
+    std::ifstream in("/proc/sys/vm/max_map_count");
+    long n = 0;
+    return in >> n && n > 0 ? n : 65530;
+}
+
+/// Mappings kept free for the rest of the process (heap arenas, libraries, other runs).
+inline constexpr long reserved_mappings = 16384;
+
+/// The stacks of one run: one mapping of `count` slots, each a guard page (when affordable)
+/// and `stack_size` bytes rounded up to pages; stacks grow down from the slot's top.
+class stack_pool {
+public:
+    stack_pool(std::size_t count, std::size_t stack_size) {
+        page_ = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        usable_ = (stack_size + page_ - 1) / page_ * page_;
+        guarded_ = 2 * static_cast<long>(count) + reserved_mappings <= max_map_count();
+        slot_ = usable_ + (guarded_ ? page_ : 0);
+        if (count > 0 && slot_ > std::numeric_limits<std::size_t>::max() / count)
+            raise<invalid_argument>(-1, "nx2: ", count, " stacks of ", stack_size, " bytes exceed the address space");
+        bytes_ = count * slot_;
+        if (bytes_ == 0) return;
+        void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            raise<error>(-1, "nx2: cannot map the stacks of ", count, " ranks (", usable_ / 1024, " KiB each, ", bytes_ >> 20,
+                         " MiB of address space): ", std::strerror(errno));
+        base_ = static_cast<char*>(p);
+        if (guarded_)
+            for (std::size_t i = 0; i < count; ++i)
+                if (::mprotect(base_ + i * slot_, page_, PROT_NONE) != 0) {
+                    const int e = errno;
+                    ::munmap(base_, bytes_);
+                    raise<error>(-1, "nx2: cannot protect the guard page of stack ", i, " of ", count, ": ", std::strerror(e));
+                }
+    }
+    stack_pool(const stack_pool&) = delete;
+    stack_pool& operator=(const stack_pool&) = delete;
+    ~stack_pool() {
+        if (base_) ::munmap(base_, bytes_);
+    }
+
+    /// Stack `i`: its top (where a stack growing down starts) and usable size.
+    boost::context::stack_context stack(std::size_t i) const noexcept {
+        boost::context::stack_context sc;
+        sc.size = usable_;
+        sc.sp = base_ + (i + 1) * slot_;
+        return sc;
+    }
+    /// Hands the pages stack `i` touched back to the system; it reads as zeros if used again.
+    void release(std::size_t i) const noexcept { ::madvise(base_ + (i + 1) * slot_ - usable_, usable_, MADV_DONTNEED); }
+
+    bool guarded() const noexcept { return guarded_; }
+
+private:
+    std::size_t page_ = 4096, usable_ = 0, slot_ = 0, bytes_ = 0;
+    bool guarded_ = true;
+    char* base_ = nullptr;
+};
+
 /// The fibers of one run, indexed by rank, and the scheduler's side of every switch.
 class fiber_set {
 public:
-    /// `count` fibers (none started yet), each with a stack of `stack_size` bytes plus a guard
-    /// page that turns an overflow into a crash instead of silent corruption.
-    fiber_set(int count, std::size_t stack_size) : slots_(static_cast<std::size_t>(count)), stack_size_(stack_size) {
+    /// `count` fibers (none started yet), each with a stack of `stack_size` bytes (plus a guard
+    /// page where affordable: see the header comment) from one pool.
+    fiber_set(int count, std::size_t stack_size)
+        : stacks_(static_cast<std::size_t>(count), stack_size), slots_(static_cast<std::size_t>(count)) {
 #ifdef COMET_NX2_TSAN
         main_tsan_ = __tsan_get_current_fiber();
 #endif
@@ -81,7 +158,7 @@ public:
         // the new fiber, not on the scheduler's shadow stack.
         __tsan_switch_to_fiber(s.tsan, 0);
 #endif
-        s.ctx = boost::context::fiber(std::allocator_arg, recording_stack{boost::context::protected_fixedsize_stack(stack_size_), &s},
+        s.ctx = boost::context::fiber(std::allocator_arg, pooled_stack{&stacks_, static_cast<std::size_t>(i), &s},
                                       [this, i, body = std::move(body)](boost::context::fiber&& sched) mutable {
                                           scheduler_ = std::move(sched);
                                           arrived(nullptr);
@@ -121,6 +198,8 @@ public:
     }
 
     bool finished(int i) const noexcept { return slots_[static_cast<std::size_t>(i)].finished; }
+    /// Whether every stack has a guard page below it.
+    bool stacks_guarded() const noexcept { return stacks_.guarded(); }
     /// The fiber running now, or -1 when the scheduler runs.
     int running() const noexcept { return running_; }
 
@@ -134,12 +213,14 @@ private:
         void* tsan = nullptr;          ///< TSan's state of this fiber
     };
 
-    /// The protected stack allocator, recording where each stack lies (for ASan).
-    struct recording_stack {
-        boost::context::protected_fixedsize_stack inner;
+    /// Boost's stack allocator over the pool: hands out stack `index`, records where it lies
+    /// (for ASan), and releases its pages when the fiber is destroyed.
+    struct pooled_stack {
+        const stack_pool* pool;
+        std::size_t index;
         slot* owner;
         boost::context::stack_context allocate() {
-            auto sc = inner.allocate();
+            auto sc = pool->stack(index);
             owner->bottom = static_cast<const char*>(sc.sp) - sc.size;
             owner->size = sc.size;
             clear_shadow(sc);
@@ -147,7 +228,7 @@ private:
         }
         void deallocate(boost::context::stack_context& sc) noexcept {
             clear_shadow(sc);
-            inner.deallocate(sc);
+            pool->release(index);
         }
         static void clear_shadow([[maybe_unused]] const boost::context::stack_context& sc) noexcept {
 #ifdef COMET_NX2_ASAN
@@ -173,8 +254,8 @@ private:
 #endif
     }
 
+    stack_pool stacks_;        // before the slots: outlives the fibers whose stacks it holds
     std::vector<slot> slots_;  // never resized: stacks and fibers point into it
-    std::size_t stack_size_;
     boost::context::fiber scheduler_;  ///< the scheduler's continuation while a fiber runs
     int running_ = -1;
     void* main_fake_ = nullptr;
