@@ -57,6 +57,20 @@ inline comet::overlap_gain gain(std::int64_t nodes, double median_gain, double m
     return g;
 }
 
+inline comet::record point(std::string kernel, comet::params p, double seconds) {
+    return {.kernel = std::move(kernel), .params = std::move(p), .samples = {seconds, seconds * 1.01, seconds * 0.99}};
+}
+
+inline comet::overlap_gain tiny_gains(std::int64_t smallest, std::vector<double> gains) {
+    comet::overlap_gain g;
+    g.kernel = "overlap";
+    g.group = {{"nodes", std::int64_t{16}}};
+    std::int64_t length = 0;
+    for (double x : gains) g.points.push_back({.size = smallest, .vector_length = length += 1000, .gain = x});
+    g.points.push_back({.size = 85000, .vector_length = 1000, .gain = 1.5});
+    return g;
+}
+
 }  // namespace thesis_verdict_test
 
 BOOST_AUTO_TEST_SUITE(thesis_verdicts)
@@ -69,7 +83,8 @@ BOOST_AUTO_TEST_CASE(every_shape_names_its_kernel_and_has_a_judgement) {
         BOOST_TEST(static_cast<bool>(s.judge));
     }
     BOOST_TEST(comet::thesis_shapes_of("contention").size() == 2u);
-    BOOST_TEST(comet::thesis_shapes_of("echo").empty());
+    BOOST_TEST(comet::thesis_shapes_of("echo").size() == 1u);
+    BOOST_TEST(comet::thesis_shapes_of("commtest").empty());
 }
 
 BOOST_AUTO_TEST_CASE(nothing_measured_is_not_judged) {
@@ -154,6 +169,65 @@ BOOST_AUTO_TEST_CASE(figures_read_valid_fits_only) {
             if (key == "echo.peak") BOOST_TEST(!row.measured.has_value());
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(pairwise_against_the_echo_round_trip_at_the_same_point) {
+    const comet::params at{{"size", std::int64_t{8}}, {"hops", std::int64_t{1}}, {"nodes", std::int64_t{16}}};
+    comet::params pair_at = at;
+    pair_at.set("form", "sendrecv");  // how it was measured: not part of the point
+    std::vector<comet::record> r{point("echo", at, 100e-6), point("pairwise", pair_at, 150e-6)};
+    const auto yes = verdict("pairwise.faster", {.records = r});
+    BOOST_TEST((yes.holds == std::optional<bool>(true)));
+    BOOST_TEST(yes.evidence.find("1 of 1 points; pairwise / echo round trip 0.750 .. 0.750") != std::string::npos, yes.evidence);
+    r[1].samples = {250e-6};
+    BOOST_TEST((verdict("pairwise.faster", {.records = r}).holds == std::optional<bool>(false)));
+    // An echo at another hop distance is no partner.
+    r[0].params.set("hops", std::int64_t{2});
+    BOOST_TEST(!verdict("pairwise.faster", {.records = r}).holds.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(column_against_row_broadcast_at_each_dimension) {
+    std::vector<comet::record> r;
+    for (std::int64_t dim : {16, 64}) {
+        r.push_back(point("row_broadcast", {{"matrix_dim", dim}, {"nodes", std::int64_t{16}}, {"row", std::int64_t{0}}}, 1e-3));
+        r.push_back(point("col_broadcast", {{"matrix_dim", dim}, {"nodes", std::int64_t{16}}, {"col", std::int64_t{0}}}, 1.02e-3));
+    }
+    const auto yes = verdict("col_broadcast.slower", {.records = r});
+    BOOST_TEST((yes.holds == std::optional<bool>(true)));
+    BOOST_TEST(yes.evidence.find("2 of 2 points; column / row 1.020 .. 1.020") != std::string::npos, yes.evidence);
+    r[3].samples = {1e-3};  // equal at 64: not slower
+    BOOST_TEST((verdict("col_broadcast.slower", {.records = r}).holds == std::optional<bool>(false)));
+}
+
+BOOST_AUTO_TEST_CASE(a_jump_at_100_bytes_beyond_the_slope_below_it) {
+    // 79 us + 0.63 us/B up to 100 B; 104 B on the long-message protocol.
+    const auto echo_at = [](std::int64_t size, double seconds) {
+        return point("echo", {{"size", size}, {"hops", std::int64_t{1}}, {"nodes", std::int64_t{16}}}, seconds);
+    };
+    std::vector<comet::record> r{echo_at(0, 79e-6), echo_at(64, 119.32e-6), echo_at(100, 142e-6), echo_at(104, 197.6e-6)};
+    const auto yes = verdict("echo.jump", {.records = r});
+    BOOST_TEST((yes.holds == std::optional<bool>(true)));
+    BOOST_TEST(yes.evidence.find("1 of 1 curves jump; on 16 nodes, 1 hop: 100 B 142.0 us, 104 B 197.6 us (+39%)") !=
+                   std::string::npos,
+               yes.evidence);
+    r[3].samples = {144.52e-6};  // the same slope across 100 B: no jump
+    BOOST_TEST((verdict("echo.jump", {.records = r}).holds == std::optional<bool>(false)));
+    // Nothing above 100 B, or the next size too far above it to tell: not judged.
+    r.pop_back();
+    BOOST_TEST(!verdict("echo.jump", {.records = r}).holds.has_value());
+    r.push_back(echo_at(4096, 1.8e-3));
+    BOOST_TEST(!verdict("echo.jump", {.records = r}).holds.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(asynchronous_slower_at_the_smallest_size) {
+    const comet::overlap_gain slower = tiny_gains(0, {0.95, 0.98, 1.01});
+    const auto yes = verdict("overlap.tiny", {.overlap = std::span(&slower, 1)});
+    BOOST_TEST((yes.holds == std::optional<bool>(true)));
+    BOOST_TEST(yes.evidence.find("at 0 B: sync/async median 0.980 over 3 vector lengths") != std::string::npos, yes.evidence);
+    const comet::overlap_gain faster = tiny_gains(0, {1.05, 1.1, 0.9});
+    BOOST_TEST((verdict("overlap.tiny", {.overlap = std::span(&faster, 1)}).holds == std::optional<bool>(false)));
+    const comet::overlap_gain large_only = tiny_gains(1000, {0.9});
+    BOOST_TEST(!verdict("overlap.tiny", {.overlap = std::span(&large_only, 1)}).holds.has_value());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

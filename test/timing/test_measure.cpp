@@ -506,6 +506,16 @@ BOOST_AUTO_TEST_CASE(max_over_ranks_takes_the_slowest_ranks_time_and_its_overhea
     // Rank 1's: (loop − empty) / 4 = (4 × 30 µs + 200 ns − 200 ns) / 4 = 30 µs, overhead 200 ns / 4.
     for (double s : p.samples) BOOST_TEST(s == 30e-6, boost::test_tools::tolerance(1e-9));
     for (double o : p.overheads) BOOST_TEST(o == 200e-9 / 4, boost::test_tools::tolerance(1e-6));
+    // The whole group given as its size, not as a list, measures the same (by one allreduce
+    // instead of messages to the decider).
+    const auto whole = run(3, [&](comet::threads::transport& inner) {
+        vtransport t(inner, 100 * (inner.rank() + 1));
+        return comet::sample_points(t, 1, v.cfg, 0, comet::rank_set::every(3), v.reduction,
+                                    [&](std::size_t point, std::size_t iterations) -> std::optional<comet::repeat_result> {
+                                        return busy_sample(t, iterations, slow_rank_1(t.rank(), point, 0));
+                                    });
+    });
+    BOOST_TEST(whole[0].at(0).samples == p.samples, boost::test_tools::per_element());
     // The decider's own time alone is rank 0's.
     v.reduction = comet::sample_reduction::decider;
     const auto own = v(slow_rank_1);
@@ -524,6 +534,24 @@ BOOST_AUTO_TEST_CASE(max_over_ranks_takes_the_slowest_ranks_time_and_its_overhea
             }),
         comet::invalid_argument,
         [](const auto& e) { return comet_test::mentions(e, {"rank 1: sample_points: a timing rank did not time its sample"}); });
+}
+
+BOOST_AUTO_TEST_CASE(a_rank_set_is_a_list_or_the_whole_group) {
+    const auto visited = [](const comet::rank_set& s) {
+        std::vector<int> v;
+        s.for_each([&](int r) { v.push_back(r); });
+        return v;
+    };
+    const std::vector<int> list{0, 2, 5};
+    const comet::rank_set some(list);
+    BOOST_TEST(some.size() == 3u);
+    BOOST_TEST(!some.whole_of(6));
+    BOOST_TEST(visited(some) == list, boost::test_tools::per_element());
+    const auto all = comet::rank_set::every(4);
+    BOOST_TEST(all.size() == 4u);
+    BOOST_TEST(all.whole_of(4));
+    BOOST_TEST(!all.whole_of(5));
+    BOOST_TEST(visited(all) == (std::vector<int>{0, 1, 2, 3}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(zero_points_return_at_once) {

@@ -4,7 +4,8 @@
 // it takes) — with the numbers that decide it.
 //
 // It reads the analyses' results (fits, bandwidth, log-P and growth curves, contention
-// slow-downs, overlap gains), passed as a `thesis_evidence` view, so it sits below report/,
+// slow-downs, overlap gains) and, for the shapes that compare two kernels' points or two sizes
+// of one kernel, the records themselves — passed as a `thesis_evidence` view, so it sits below report/,
 // whose `report` bundle holds them and whose thesis.hpp writes the comparison. Each shape
 // names the kernel it is about; a kernel's descriptor (suite/) carries its shapes, so a kernel
 // added outside the suite brings its own.
@@ -17,10 +18,12 @@
 #include <comet/analysis/overlap.hpp>
 #include <comet/stats/bandwidth.hpp>
 #include <comet/stats/fit_results.hpp>
+#include <comet/stats/record.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <iomanip>
 #include <locale>
 #include <optional>
@@ -28,6 +31,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace comet {
@@ -67,6 +71,7 @@ struct thesis_evidence {
     std::span<const growth_comparison> growth = {};
     std::span<const contention_slowdown> contention = {};
     std::span<const overlap_gain> overlap = {};
+    std::span<const record> records = {};  ///< the run's records (each with its samples)
 };
 
 /// A thesis figure next to the value a run measured (nothing when the run lacks it, or when
@@ -234,6 +239,130 @@ inline shape_verdict overlap(const thesis_shape& s, const thesis_evidence& e) {
     return {&s, good == groups, evidence};
 }
 
+/// The median of a record's samples (NaN without samples).
+inline double median_of(const record& r) {
+    if (r.samples.empty()) return std::nan("");
+    std::vector<double> v = r.samples;
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    if (v.size() % 2) return *mid;
+    return (*mid + *std::max_element(v.begin(), mid)) / 2;
+}
+
+/// Whether two records measure the same point but for the params in `except` (and those that
+/// say how a point was measured, `is_descriptive_param`).
+inline bool same_point(const record& a, const record& b, std::initializer_list<std::string_view> except) {
+    const auto skip = [&](std::string_view name) {
+        return is_descriptive_param(name) || std::find(except.begin(), except.end(), name) != except.end();
+    };
+    for (const auto& [name, value] : a.params)
+        if (!skip(name) && (!b.params.find(name) || *b.params.find(name) != value)) return false;
+    for (const auto& [name, value] : b.params)
+        if (!skip(name) && !a.params.contains(name)) return false;
+    return true;
+}
+
+/// One kernel's points against another's: for each record of `s.kernel`, the record of `other`
+/// at the same point (params equal but for `except`), and whether `holds(mine, theirs)` on
+/// their medians. Every matched point must hold; evidence: how many, and the range of
+/// mine / (scale × theirs).
+inline shape_verdict against(const thesis_shape& s, const thesis_evidence& e, std::string_view other,
+                             std::initializer_list<std::string_view> except, double scale, std::string_view ratio_name,
+                             const std::function<bool(double, double)>& holds) {
+    std::size_t points = 0, good = 0;
+    double low = 0, high = 0;
+    for (const auto& mine : e.records) {
+        if (mine.kernel != s.kernel) continue;
+        for (const auto& theirs : e.records) {
+            if (theirs.kernel != other || !same_point(mine, theirs, except)) continue;
+            const double a = median_of(mine), b = scale * median_of(theirs);
+            if (!std::isfinite(a) || !std::isfinite(b) || b <= 0) continue;
+            const double ratio = a / b;
+            low = points ? std::min(low, ratio) : ratio;
+            high = points ? std::max(high, ratio) : ratio;
+            ++points;
+            good += holds(a, b);
+            break;
+        }
+    }
+    if (points == 0) return {&s, std::nullopt, "needs both kernels at the same points"};
+    return {&s, good == points,
+            std::to_string(good) + " of " + std::to_string(points) + " points; " + std::string(ratio_name) + " " +
+                number(low, 3) + " .. " + number(high, 3)};
+}
+
+/// The protocol change at `limit` bytes (thesis 4.2, 5.1): in every curve of the kernel (its
+/// records grouped by every param but `size`) whose sizes straddle the limit, the step from the
+/// largest size ≤ limit to the next size is larger than the per-byte slope below the limit
+/// predicts, by over 10% of the time at the limit. A curve needs two sizes ≤ limit (for the
+/// slope) and one above it, at most twice the limit.
+inline shape_verdict jump(const thesis_shape& s, const thesis_evidence& e, std::int64_t limit) {
+    std::vector<const record*> mine;
+    for (const auto& r : e.records)
+        if (r.kernel == s.kernel && r.params.integer("size")) mine.push_back(&r);
+    std::vector<bool> done(mine.size(), false);
+    std::size_t curves = 0, good = 0;
+    std::string detail;
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+        if (done[i]) continue;
+        // The curve of mine[i]: its sizes and medians, ascending.
+        std::vector<std::pair<std::int64_t, double>> curve;
+        for (std::size_t j = i; j < mine.size(); ++j)
+            if (!done[j] && same_point(*mine[i], *mine[j], {"size"})) {
+                done[j] = true;
+                curve.emplace_back(*mine[j]->params.integer("size"), median_of(*mine[j]));
+            }
+        std::sort(curve.begin(), curve.end());
+        const auto above = std::find_if(curve.begin(), curve.end(), [&](const auto& x) { return x.first > limit; });
+        if (above == curve.end() || above - curve.begin() < 2 || above->first > 2 * limit) continue;
+        const auto& [n1, t1] = *(above - 2);
+        const auto& [n2, t2] = *(above - 1);
+        const auto& [n3, t3] = *above;
+        if (!std::isfinite(t1) || !std::isfinite(t2) || !std::isfinite(t3) || t2 <= 0) continue;
+        const double slope = (t2 - t1) / static_cast<double>(n2 - n1);
+        const double step = t3 - t2 - slope * static_cast<double>(n3 - n2);
+        ++curves;
+        good += step > 0.1 * t2;
+        if (detail.empty()) {
+            detail = "; ";
+            if (const auto nodes = mine[i]->params.integer("nodes")) detail += "on " + std::to_string(*nodes) + " nodes";
+            if (const auto hops = mine[i]->params.integer("hops")) detail += ", " + std::to_string(*hops) + " hop" + (*hops == 1 ? "" : "s");
+            detail += (detail.size() > 2 ? ": " : "") + std::to_string(n2) + " B " + number(t2 * 1e6, 1) + " us, " +
+                      std::to_string(n3) + " B " + number(t3 * 1e6, 1) + " us (+" + number(100 * (t3 - t2) / t2, 0) + "%)";
+        }
+    }
+    if (curves == 0)
+        return {&s, std::nullopt,
+                "needs two sizes up to " + std::to_string(limit) + " B and one above it, up to " + std::to_string(2 * limit) + " B"};
+    return {&s, good == curves, std::to_string(good) + " of " + std::to_string(curves) + " curves jump" + detail};
+}
+
+/// Thesis 5.1: the asynchronous version is faster "in all cases except for very low message
+/// sizes where the overhead involved in setting up the asynchronous call (isend and iwait) does
+/// not match the gain": in every group whose smallest size is at most `tiny` bytes, the
+/// asynchronous version is slower (sync/async below 1) at the median vector length there.
+inline shape_verdict overlap_tiny(const thesis_shape& s, const thesis_evidence& e, std::int64_t tiny) {
+    std::size_t groups = 0, good = 0;
+    std::string detail;
+    for (const auto& g : e.overlap) {
+        if (g.points.empty() || g.points.front().size > tiny) continue;
+        const std::int64_t smallest = g.points.front().size;
+        std::vector<double> gains;
+        for (const auto& p : g.points)
+            if (p.size == smallest && std::isfinite(p.gain)) gains.push_back(p.gain);
+        if (gains.empty()) continue;
+        std::sort(gains.begin(), gains.end());
+        const double median = gains[gains.size() / 2];
+        ++groups;
+        good += median < 1;
+        if (detail.empty())
+            detail = "; at " + std::to_string(smallest) + " B: sync/async median " + number(median, 3) + " over " +
+                     std::to_string(gains.size()) + " vector lengths";
+    }
+    if (groups == 0) return {&s, std::nullopt, "needs a message size up to " + std::to_string(tiny) + " B"};
+    return {&s, good == groups, std::to_string(good) + " of " + std::to_string(groups) + " groups" + detail};
+}
+
 }  // namespace detail::thesis
 
 /// The shapes of the thesis' chapter 5, each with its judgement. The built-in kernels'
@@ -252,9 +381,24 @@ inline const std::vector<thesis_shape>& thesis_shapes() {
          [](const thesis_shape& s, const thesis_evidence& e) { return d::contention(s, e, true); }},
         {"overlap.large", "overlap", "asynchronous beats synchronous for large messages, at best by over 33%",
          "figures 5.10-5.12", d::overlap},
+        {"overlap.tiny", "overlap", "asynchronous is slower than synchronous for very low message sizes", "figures 5.9, 5.11",
+         [](const thesis_shape& s, const thesis_evidence& e) { return d::overlap_tiny(s, e, 100); }},
+        {"echo.jump", "echo", "echo time jumps at 100 bytes (the change of protocol)", "figure 5.1",
+         [](const thesis_shape& s, const thesis_evidence& e) { return d::jump(s, e, 100); }},
+        {"broadcast.jump", "broadcast", "broadcast time jumps at 100 bytes (the change of protocol)", "figure 5.3",
+         [](const thesis_shape& s, const thesis_evidence& e) { return d::jump(s, e, 100); }},
+        {"pairwise.faster", "pairwise", "pairwise exchange is faster than the echo round trip of the same size", "figure 5.4",
+         [](const thesis_shape& s, const thesis_evidence& e) {
+             return d::against(s, e, "echo", {}, 2.0, "pairwise / echo round trip", std::less<double>{});
+         }},
         {"update_guard.linear", "update_guard", "update_guard time is linear in the matrix dimension", "figure 5.13", linear},
         {"row_broadcast.linear", "row_broadcast", "row broadcast time is linear in the matrix dimension", "figure 5.15", linear},
         {"col_broadcast.linear", "col_broadcast", "column broadcast time is linear in the matrix dimension", "figure 5.15", linear},
+        {"col_broadcast.slower", "col_broadcast", "column broadcast is slower than row broadcast (assembling the column)",
+         "figure 4.4",
+         [](const thesis_shape& s, const thesis_evidence& e) {
+             return d::against(s, e, "row_broadcast", {"row", "col"}, 1.0, "column / row", std::greater<double>{});
+         }},
         {"shift_matrix.quadratic", "shift_matrix", "shift_matrix time is quadratic in the matrix dimension", "figure 5.14", quadratic},
         {"transpose.quadratic", "transpose", "transpose time is quadratic in the matrix dimension", "figure 5.16", quadratic},
     };

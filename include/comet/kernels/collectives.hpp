@@ -29,7 +29,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <numeric>
 #include <optional>
 #include <vector>
 
@@ -98,9 +97,7 @@ void check_common(const T& t, std::string_view kernel, int test_node, const samp
 /// the test node).
 template <transport T, class Op>
 std::vector<sampled_point> collective_points(T& t, int test_node, const sampling& s, std::size_t points, Op&& op) {
-    std::vector<int> ranks(static_cast<std::size_t>(t.size()));
-    std::iota(ranks.begin(), ranks.end(), 0);
-    return sample_points(t, points, s, test_node, ranks, sample_reduction::decider,
+    return sample_points(t, points, s, test_node, rank_set::every(t.size()), sample_reduction::decider,
                          [&](std::size_t p, std::size_t iterations) -> std::optional<repeat_result> {
                              if (t.rank() == test_node) return repeat(t, iterations, [&] { op(p); });
                              // The test node's repeat loop also runs an empty loop after the timed

@@ -22,7 +22,7 @@ namespace comet {
 /// A view of what `r`'s analyses found, for the judgement (valid while `r` is unchanged).
 inline thesis_evidence evidence_of(const report& r) {
     return {.fits = r.fits, .bandwidth = r.bandwidth, .log_p = r.log_p, .growth = r.growth,
-            .contention = r.contention, .overlap = r.overlap};
+            .contention = r.contention, .overlap = r.overlap, .records = r.results.records};
 }
 
 /// Every thesis figure with the report's value for it.

@@ -40,12 +40,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <numeric>
 #include <optional>
 #include <random>
+#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace comet {
@@ -154,6 +155,40 @@ inline void fill_record(record& rec, sampled_point&& p, const sampling& s, sampl
     if (s.order == interleave::shuffle) rec.params.set("seed", static_cast<std::int64_t>(s.seed));
 }
 
+/// The ranks taking part in a measurement: a list of ranks, or every rank of the group — held as
+/// the group's size, so that on a simulated machine of 65,536 nodes no rank keeps a list of all
+/// the others (a list per rank would make the whole machine's memory grow as P²).
+class rank_set {
+public:
+    /// The ranks of `list` (which outlives the set).
+    template <std::ranges::contiguous_range R>
+        requires std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, int>
+    rank_set(const R& list) : list_(std::ranges::data(list), std::ranges::size(list)) {}  // NOLINT: implicit on purpose
+    /// Every rank of a group of `size`.
+    static rank_set every(int size) {
+        rank_set s;
+        s.every_ = size;
+        return s;
+    }
+
+    std::size_t size() const { return every_ >= 0 ? static_cast<std::size_t>(every_) : list_.size(); }
+    /// Whether the set is the whole of a group of `group_size` ranks.
+    bool whole_of(int group_size) const { return size() == static_cast<std::size_t>(group_size); }
+    /// Calls `f(rank)` for each rank, in order.
+    template <class F>
+    void for_each(F&& f) const {
+        if (every_ >= 0)
+            for (int r = 0; r < every_; ++r) f(r);
+        else
+            for (int r : list_) f(r);
+    }
+
+private:
+    rank_set() = default;
+    std::span<const int> list_;
+    int every_ = -1;
+};
+
 namespace detail {
 
 /// The smallest step of `t`'s clock seen in a few hundred readings (0 when it did not move, as a
@@ -181,8 +216,8 @@ inline constexpr int measure_tag = max_tag - 8;
 /// global operation travels in its system's message space, and user messages of the engine's
 /// would change the state of the user message buffers that the kernel's next point measures).
 template <transport T>
-void share(T& t, int decider, std::span<const int> ranks, mutable_bytes bytes) {
-    if (ranks.size() == static_cast<std::size_t>(t.size())) {
+void share(T& t, int decider, const rank_set& ranks, mutable_bytes bytes) {
+    if (ranks.whole_of(t.size())) {
         ops::broadcast(t, decider, bytes);
         return;
     }
@@ -192,17 +227,19 @@ void share(T& t, int decider, std::span<const int> ranks, mutable_bytes bytes) {
     // include the partner's receiving of the decision (on the simulated iPSC/860, 2.8 µs more per
     // round trip in a five-round-trip echo sample).
     if (t.rank() == decider) {
-        for (int r : ranks)
+        ranks.for_each([&](int r) {
             if (r != decider) ops::send(t, r, measure_tag, const_bytes(bytes));
-        for (int r : ranks)
+        });
+        ranks.for_each([&](int r) {
             if (r != decider) ops::recv(t, r, measure_tag, mutable_bytes{});
+        });
     } else {
         ops::recv(t, decider, measure_tag, bytes);
         ops::send(t, decider, measure_tag, const_bytes{});
     }
 }
 template <transport T, class V>
-void share(T& t, int decider, std::span<const int> ranks, V& v) {
+void share(T& t, int decider, const rank_set& ranks, V& v) {
     share(t, decider, ranks, std::as_writable_bytes(std::span<V>(&v, 1)));
 }
 
@@ -218,7 +255,7 @@ void share(T& t, int decider, std::span<const int> ranks, V& v) {
 /// @pre every rank of `ranks` calls it with the same arguments, and `sample` makes matching
 ///      calls on every rank for the same (point, iterations); no other rank calls it.
 template <transport T, class Sample>
-std::vector<sampled_point> sample_points(T& t, std::size_t points, const sampling& cfg, int decider, std::span<const int> ranks,
+std::vector<sampled_point> sample_points(T& t, std::size_t points, const sampling& cfg, int decider, const rank_set& ranks,
                                          sample_reduction red, Sample&& sample) {
     const bool deciding = t.rank() == decider;
     std::vector<sampled_point> out(points);
@@ -235,7 +272,7 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
         if (r) x = {r->per_iteration, r->empty_seconds / static_cast<double>(r->iterations), r->loop_seconds, true};
         if ((deciding || red == sample_reduction::max_over_ranks) && !r)
             raise<invalid_argument>(t.rank(), "sample_points: a timing rank did not time its sample");
-        if (red == sample_reduction::max_over_ranks && ranks.size() == static_cast<std::size_t>(t.size())) {
+        if (red == sample_reduction::max_over_ranks && ranks.whole_of(t.size())) {
             // Every rank's (time, overhead, loop) with the slowest rank's time first: the
             // maximum of the times, and that rank's other two, by one allreduce over pairs
             // (time, value) encoded so the max picks them together.
@@ -254,13 +291,13 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
             if (!deciding) {
                 ops::send(t, decider, detail::measure_tag, std::as_bytes(std::span<double>(v, 3)));
             } else {
-                for (int q : ranks) {
-                    if (q == decider) continue;
+                ranks.for_each([&](int q) {
+                    if (q == decider) return;
                     double w[3];
                     ops::recv(t, q, detail::measure_tag, std::as_writable_bytes(std::span<double>(w, 3)));
                     // The slowest rank's time, with that same rank's overhead.
                     if (w[0] > x.per_iteration) x = {w[0], w[1], w[2], true};
-                }
+                });
             }
         }
         return x;

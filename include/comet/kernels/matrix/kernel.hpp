@@ -39,7 +39,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <numeric>
 #include <optional>
 #include <vector>
 
@@ -122,10 +121,8 @@ void matrix_point(T& t, const matrix_config& cfg, distributed_matrix& m, record 
                   result_set& out) {
     m.setup();
     ops::barrier(t);
-    std::vector<int> ranks(static_cast<std::size_t>(t.size()));
-    std::iota(ranks.begin(), ranks.end(), 0);
     std::int64_t applications = 0;
-    auto measured = sample_points(t, 1, cfg.sampling, cfg.test_node, ranks, sample_reduction::max_over_ranks,
+    auto measured = sample_points(t, 1, cfg.sampling, cfg.test_node, rank_set::every(t.size()), sample_reduction::max_over_ranks,
                                   [&](std::size_t, std::size_t iterations) -> std::optional<repeat_result> {
                                       ops::barrier(t);
                                       applications += static_cast<std::int64_t>(iterations);
