@@ -4,7 +4,8 @@
 //     and on comet::buffered over it, each check on a group of the size it asks for (the first
 //     processes of the job; a check wanting more processes than the job has is skipped);
 //   - what is particular to MPI, on the whole job: the real MPI calls behind each member
-//     (rsend into a posted receive, sendrecv both ways, gather and the reductions' values),
+//     (rsend into a posted receive, sendrecv both ways, gather, alltoall and the reductions'
+//     values, the natives checked against comet's portable algorithms on the same job),
 //     truncation errors on every receive path, the truncation guard keeping bytes past the
 //     buffer untouched, requests dropped while pending, the buffered decorator, issue 16's MPI
 //     hang examples as regression tests, and the kernels and run_suite on the job.
@@ -31,6 +32,7 @@
 #include "../support/messages.hpp"
 #include "../support/suite_config.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -169,6 +171,13 @@ BOOST_AUTO_TEST_CASE(the_transport_types) {
     static_assert(comet::ops::recv.implementation_for<transport>() == comet::ops::implementation::native);
     static_assert(comet::ops::gather.implementation_for<transport>() == comet::ops::implementation::native);
     static_assert(comet::ops::allreduce_min.implementation_for<transport>() == comet::ops::implementation::native);
+    static_assert(comet::ops::reduce_sum.implementation_for<transport>() == comet::ops::implementation::native);
+    static_assert(comet::ops::reduce_max.implementation_for<transport>() == comet::ops::implementation::native);
+    static_assert(comet::ops::reduce_min.implementation_for<transport>() == comet::ops::implementation::native);
+    static_assert(comet::ops::alltoall.implementation_for<transport>() == comet::ops::implementation::native);
+    // The decorator forwards them (transport/adaptor.hpp).
+    static_assert(comet::ops::reduce_sum.implementation_for<buffered>() == comet::ops::implementation::native);
+    static_assert(comet::ops::alltoall.implementation_for<buffered>() == comet::ops::implementation::native);
     BOOST_TEST(true);
 }
 
@@ -316,9 +325,91 @@ BOOST_AUTO_TEST_CASE(collectives_values) {
                 t.gather(0, pattern(8, me), small);
                 require(t, false, "gather into too small a buffer did not fail");
             } catch (const comet::invalid_argument& e) {
-                require(t, mentions(e, {"rank 0:", "4 bytes", "8 bytes"}), "unexpected gather error: ", e.what());
+                require(t, mentions(e, {"rank 0:", "holds 4 bytes", "blocks of 8"}), "unexpected gather error: ", e.what());
             }
         }
+    });
+}
+
+// MPI_Reduce and MPI_Alltoall behind reduce_sum/_max/_min and alltoall, at every root, checked
+// against exact values and against comet's portable algorithms run on the same job: the same
+// results (sums of values whose sum is exact, so any order of additions gives the same bits),
+// the same bytes. A non-root's values are left as they were (MPI_IN_PLACE at the root only).
+BOOST_AUTO_TEST_CASE(reductions_to_a_root_and_alltoall) {
+    run([](transport& t) {
+        const int p = t.size(), me = t.rank();
+        for (int root = 0; root < p; ++root) {
+            std::vector<double> sum(7), hi(7), lo(7);
+            for (std::size_t i = 0; i < sum.size(); ++i) {
+                sum[i] = me * 8.0 + 0.125 * static_cast<double>(i);
+                hi[i] = lo[i] = (me + root + static_cast<int>(i)) % p + 0.5;
+            }
+            auto portable_sum = sum, portable_hi = hi, portable_lo = lo;
+            const auto sum0 = sum;
+            t.reduce_sum(root, sum);
+            t.reduce_max(root, hi);
+            t.reduce_min(root, lo);
+            comet::algorithms::reduce(t, root, portable_sum, [](double a, double b) { return a + b; });
+            comet::algorithms::reduce(t, root, portable_hi, [](double a, double b) { return std::max(a, b); });
+            comet::algorithms::reduce(t, root, portable_lo, [](double a, double b) { return std::min(a, b); });
+            if (me != root) {
+                require(t, sum == sum0 && portable_sum == sum0, "reduce_sum to rank ", root, " changed a non-root's values");
+                continue;
+            }
+            for (std::size_t i = 0; i < sum.size(); ++i) {
+                require(t, sum[i] == 4.0 * p * (p - 1) + 0.125 * static_cast<double>(i) * p, "reduce_sum[", i, "] = ", sum[i]);
+                require(t, hi[i] == p - 0.5, "reduce_max[", i, "] = ", hi[i]);
+                require(t, lo[i] == 0.5, "reduce_min[", i, "] = ", lo[i]);
+            }
+            require(t, sum == portable_sum && hi == portable_hi && lo == portable_lo,
+                    "MPI_Reduce and the portable tree differ at root ", root);
+        }
+        // Blocks empty, small (eager) and large (rendezvous), one call after another.
+        for (std::size_t block : {std::size_t{0}, std::size_t{24}, std::size_t{70000}}) {
+            std::vector<std::byte> out(block * static_cast<std::size_t>(p));
+            for (int to = 0; to < p; ++to) {
+                const auto part = pattern(block, me * 64 + to);
+                std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(block) * to);
+            }
+            std::vector<std::byte> native(out.size()), portable(out.size());
+            t.alltoall(out, native);
+            comet::algorithms::alltoall(t, out, portable);
+            for (int from = 0; from < p; ++from) {
+                const auto want = pattern(block, from * 64 + me);
+                require(t, std::equal(want.begin(), want.end(), native.begin() + static_cast<std::ptrdiff_t>(block) * from),
+                        "alltoall of ", block, "-byte blocks: rank ", from, "'s block is wrong");
+            }
+            require(t, native == portable, "MPI_Alltoall and the portable exchange differ for ", block, "-byte blocks");
+        }
+        // Through ops: the natives run, and say so.
+        std::vector<double> v{1.0};
+        require(t, comet::ops::reduce_sum(t, p - 1, v) == comet::ops::implementation::native, "ops::reduce_sum was not native");
+        require(t, me != p - 1 || v[0] == p, "ops::reduce_sum gave ", v[0]);
+        std::vector<std::byte> out(static_cast<std::size_t>(p), std::byte{9}), in(out.size());
+        require(t, comet::ops::alltoall(t, out, in) == comet::ops::implementation::native, "ops::alltoall was not native");
+        require(t, in == out, "ops::alltoall: wrong bytes");
+    });
+    // With the truncation guard and a guarded receive waiting, both run as their nonblocking
+    // twins (MPI_Ireduce, MPI_Ialltoall), polled while the guard matches.
+    comet::mpi::run(boost::mpi::communicator{}, {.guard_truncation = true}, [](transport& t) {
+        const int p = t.size(), me = t.rank();
+        std::vector<std::byte> note(8);
+        transport::request waiting = t.irecv(comet::any_source, 5, note);
+        std::vector<double> v{me + 0.5, -me * 2.0};
+        t.reduce_sum(0, v);
+        require(t, me != 0 || (v[0] == p * p / 2.0 && v[1] == -1.0 * p * (p - 1)), "guarded reduce_sum gave ", v[0], ", ", v[1]);
+        std::vector<std::byte> out(3 * static_cast<std::size_t>(p)), in(out.size());
+        for (int to = 0; to < p; ++to)
+            for (int j = 0; j < 3; ++j) out[static_cast<std::size_t>(3 * to + j)] = static_cast<std::byte>(me * 16 + to * 3 + j);
+        t.alltoall(out, in);
+        for (int from = 0; from < p; ++from)
+            for (int j = 0; j < 3; ++j)
+                require(t, in[static_cast<std::size_t>(3 * from + j)] == static_cast<std::byte>(from * 16 + me * 3 + j),
+                        "guarded alltoall: byte ", j, " from rank ", from, " is wrong");
+        t.send((me + 1) % p, 5, pattern(8, me));
+        const comet::status got = t.wait(waiting);
+        require_status(t, got, (me + p - 1) % p, 5, 8, "the guarded receive");
+        require_pattern(t, note, 8, (me + p - 1) % p, "the guarded receive");
     });
 }
 
@@ -493,6 +584,16 @@ BOOST_AUTO_TEST_CASE(bad_arguments_name_the_rank) {
         expect([&] { (void)t.ibroadcast(t.size() + 1, b); }, std::to_string(t.size() + 1));
         expect([&] { t.sendrecv(0, 1, b, t.size() + 3, 1, b); }, std::to_string(t.size() + 3));
         expect([&] { t.gather(-1, b, b); }, "-1");
+        std::vector<double> v(2);
+        expect([&] { t.reduce_sum(t.size(), v); }, "root: rank " + std::to_string(t.size()));
+        expect([&] { t.reduce_min(-3, v); }, "-3");
+        const std::vector<std::byte> blocks(2 * static_cast<std::size_t>(t.size()));
+        std::vector<std::byte> longer(blocks.size() + 1);
+        expect([&] { t.alltoall(blocks, longer); }, "holds " + std::to_string(longer.size()) + " bytes");
+        if (t.size() > 1) {
+            std::vector<std::byte> odd(static_cast<std::size_t>(t.size()) + 1);
+            expect([&] { t.alltoall(odd, odd); }, std::to_string(odd.size()) + " bytes are not");
+        }
         t.barrier();
     });
 }

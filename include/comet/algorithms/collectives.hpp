@@ -5,7 +5,12 @@
 //   broadcast      binomial tree rooted anywhere: ceil(log2 P) levels, any P
 //   allreduce_*    recursive doubling; a group that is not a power of two first folds its
 //                  extra ranks onto partners and hands them the result at the end
+//   reduce         binomial tree rooted anywhere, the mirror of broadcast: ceil(log2 P) levels,
+//                  any P; the result is the pairwise combination of the ranks' values in the
+//                  order root, root + 1, ..., root - 1 (mod P), so its bits are defined
 //   gather         every rank sends its block to the root, which posts all receives at once
+//   alltoall       pairwise exchange in P - 1 steps: partner rank XOR k when P is a power of
+//                  two, else send to rank + k and receive from rank - k (mod P)
 //
 // Every rank calls them in the same order with the same root and sizes (the @pre of every
 // collective). They work in comet's reserved tags (core/types.hpp, `first_reserved_tag`), one
@@ -35,6 +40,8 @@ inline constexpr int barrier = max_tag;
 inline constexpr int broadcast = max_tag - 1;
 inline constexpr int allreduce = max_tag - 2;
 inline constexpr int gather = max_tag - 3;
+inline constexpr int reduce = max_tag - 4;
+inline constexpr int alltoall = max_tag - 5;
 }  // namespace tags
 
 namespace detail {
@@ -119,6 +126,54 @@ void allreduce(T& t, std::span<double> values, Op op) {
     if (me < extra) send(t, me + q, tags::allreduce, const_bytes(mine));
 }
 
+/// Binomial-tree reduction of `values` onto `root` with the element-wise operation `op`; the
+/// mirror of `broadcast`. Rank v (counted from the root) combines its own vector with those of
+/// v + 1, v + 2, v + 4, ... (each below its lowest set bit, nearest first) and sends the result
+/// to v with that bit cleared. So the root holds, element by element,
+///   R(0, 2^ceil(log2 P)),  R(v, 1) = x[v],  R(v, 2w) = op(R(v, w), R(v + w, w))  (just R(v, w)
+///   when v + w ≥ P),
+/// where x[v] is the vector of rank (root + v) mod P: a pairwise combination in that order,
+/// ((x0 + x1) + (x2 + x3)) + x4 at P = 5, with the same bits on every run whatever order the
+/// messages arrive in. (The grouping starts at the root, so a sum that rounds may differ in its
+/// last bits between roots; it never differs between runs.) The root's `values` receive the
+/// result; every other rank's are left as they were.
+/// Each rank posts the receives from all its children before it waits for the first, so a
+/// child that finishes early is not left waiting for its parent's receive; they are combined
+/// in the order above whatever order they arrive in.
+/// @pre every rank passes the same root and the same number of values.
+template <transport T, class Op>
+void reduce(T& t, int root, std::span<double> values, Op op) {
+    detail::check_root(t, root, "reduce");
+    const int p = t.size();
+    if (p == 1) return;
+    const int v = (t.rank() - root + p) % p;
+    const auto actual = [&](int u) { return (u + root) % p; };
+    const int below = v == 0 ? std::bit_width(static_cast<unsigned>(p - 1)) : std::countr_zero(static_cast<unsigned>(v));
+    int children = 0;
+    while (children < below && v + (1 << children) < p) ++children;
+    if (children == 0) {  // a leaf: its own values go up as they are
+        send(t, actual(v & (v - 1)), tags::reduce, std::as_bytes(values));
+        return;
+    }
+    const std::size_t n = values.size();
+    // Interior ranks other than the root combine into a copy, so the caller's values stay as
+    // they were; all children's vectors land side by side.
+    std::vector<double> scratch(n * static_cast<std::size_t>(children + (v != 0)));
+    const std::span<double> acc = v == 0 ? values : std::span<double>(scratch).subspan(n * static_cast<std::size_t>(children), n);
+    if (v != 0) std::copy(values.begin(), values.end(), acc.begin());
+    std::vector<typename T::request> rs;
+    rs.reserve(static_cast<std::size_t>(children));
+    for (int k = 0; k < children; ++k)
+        rs.push_back(t.irecv(actual(v + (1 << k)), tags::reduce,
+                             std::as_writable_bytes(std::span<double>(scratch).subspan(n * static_cast<std::size_t>(k), n))));
+    for (int k = 0; k < children; ++k) {
+        detail::expect_size(t, wait(t, rs[static_cast<std::size_t>(k)]), n * sizeof(double), "reduce");
+        const double* theirs = scratch.data() + n * static_cast<std::size_t>(k);
+        for (std::size_t i = 0; i < n; ++i) acc[i] = op(acc[i], theirs[i]);
+    }
+    if (v != 0) send(t, actual(v & (v - 1)), tags::reduce, std::as_bytes(acc));
+}
+
 /// Gathers every rank's `mine` into `all` on `root`, in rank order (`all` holds
 /// size() * mine.size() bytes there and is not touched elsewhere). The root posts every
 /// receive before it waits, so the senders are served in whatever order they arrive.
@@ -140,6 +195,36 @@ void gather(T& t, int root, const_bytes mine, mutable_bytes all) {
         if (r != root) rs.push_back(t.irecv(r, tags::gather, all.subspan(static_cast<std::size_t>(r) * n, n)));
     if (n) std::memmove(all.data() + static_cast<std::size_t>(root) * n, mine.data(), n);
     for (auto& r : rs) detail::expect_size(t, wait(t, r), n, "gather");
+}
+
+/// Personalised all-to-all exchange: block r of `out` (out.size() / size() bytes) goes to rank
+/// r, and block r of `in` (the same size as `out`) receives what rank r sent this rank; this
+/// rank's own block is copied. P - 1 steps, each a pairwise exchange (receive posted first, so
+/// no step waits on buffering): in step k the partner is rank XOR k when P is a power of two —
+/// the steps are then perfect matchings, every rank's partner's partner being itself — and
+/// otherwise this rank sends to rank + k and receives from rank - k (mod P). One message in
+/// each direction per step keeps the exchange from flooding any rank with P - 1 messages at
+/// once, as posting everything at the start would.
+/// @pre every rank passes the same block size; `out` and `in` do not overlap.
+template <transport T>
+void alltoall(T& t, const_bytes out, mutable_bytes in) {
+    const int p = t.size(), me = t.rank();
+    const auto np = static_cast<std::size_t>(p);
+    if (out.size() % np != 0)
+        raise<invalid_argument>(me, "alltoall: the send buffer's ", out.size(), " bytes are not ", p, " equal blocks");
+    const std::size_t n = out.size() / np;
+    if (in.size() != out.size())
+        raise<invalid_argument>(me, "alltoall: the receive buffer holds ", in.size(), " bytes where ", p, " blocks of ", n,
+                                " need ", out.size());
+    const auto block = [n](auto bytes, int r) { return bytes.subspan(static_cast<std::size_t>(r) * n, n); };
+    if (n) std::memmove(in.data() + static_cast<std::size_t>(me) * n, out.data() + static_cast<std::size_t>(me) * n, n);
+    const bool pairs = std::has_single_bit(static_cast<unsigned>(p));
+    for (int k = 1; k < p; ++k) {
+        const int dest = pairs ? me ^ k : (me + k) % p;
+        const int source = pairs ? me ^ k : (me - k + p) % p;
+        detail::expect_size(t, exchange(t, dest, tags::alltoall, block(out, dest), source, tags::alltoall, block(in, source)), n,
+                            "alltoall");
+    }
 }
 
 }  // namespace comet::algorithms

@@ -15,7 +15,7 @@
 //   double now();
 //
 // Everything else a kernel calls (blocking send/recv, wait, wait_all, barrier, broadcast,
-// the reductions, gather, compute, clock_is_global, abort) is an operation in
+// the reductions, gather, alltoall, compute, clock_is_global, abort) is an operation in
 // `comet/ops/`: the transport's own member when it has one (`native`), a portable algorithm
 // over this core otherwise (`portable`). `comet/testing/conformance.hpp` checks that a type
 // behaves; `comet/transport/adaptor.hpp` is the base a decorator derives from.
@@ -49,8 +49,12 @@
 //
 // Native operations a transport may add (members with these exact signatures; `comet/ops/`
 // calls them when present): `send`, `recv`, `wait`, `wait_all`, `barrier`, `broadcast`,
-// `allreduce_sum`, `allreduce_max`, `allreduce_min`, `gather`, `compute`, `clock_is_global`,
-// `abort`. Their contracts are those of the operations in `comet/ops/`.
+// `allreduce_sum`, `allreduce_max`, `allreduce_min`, `reduce_sum`, `reduce_max`, `reduce_min`,
+// `gather`, `alltoall`, `compute`, `clock_is_global`, `abort`. Their contracts are those of the
+// operations in `comet/ops/`:
+//   void reduce_sum(int root, std::span<double> values);          // also _max, _min
+//   void gather(int root, const_bytes mine, mutable_bytes all);
+//   void alltoall(const_bytes out, mutable_bytes in);
 #pragma once
 
 #include <comet/core/types.hpp>

@@ -1,6 +1,10 @@
-// comet/ops/collectives.hpp — barrier, broadcast, the allreduces and gather: the transport's own
-// member when it has one, the portable algorithm of comet/algorithms/collectives.hpp otherwise.
-// Each returns which one ran.
+// comet/ops/collectives.hpp — barrier, broadcast, the allreduces, the reductions to a root,
+// gather and alltoall: the transport's own member when it has one, the portable algorithm of
+// comet/algorithms/collectives.hpp otherwise. Each returns which one ran.
+//
+// A member counts as native when it takes the operation's arguments without the transport:
+// `t.reduce_sum(root, values)`, `t.gather(root, mine, all)`, `t.alltoall(out, in)`, ...
+// (core/concepts.hpp lists them); a member of the same name taking anything else is not used.
 //
 // @pre for all of them: every rank of the group calls them in the same order, with the same
 // root and the same sizes.
@@ -97,7 +101,59 @@ inline constexpr struct allreduce_min_fn {
     }
 } allreduce_min{};
 
-/// Gathers every rank's `mine` into `all` on `root`, in rank order (`all`: size() *
+/// Leaves the element-wise sum over all ranks in `root`'s `values`; the other ranks' values
+/// are left as they were. The portable tree adds in a fixed order (algorithms::reduce), so the
+/// same inputs give the same bits on every run; a native reduction's order is the transport's.
+inline constexpr struct reduce_sum_fn {
+    template <class T>
+    static constexpr implementation implementation_for() noexcept {
+        return detail::choose<requires(T& t, std::span<double> v) { t.reduce_sum(0, v); }>();
+    }
+    template <transport T>
+    implementation operator()(T& t, int root, std::span<double> values) const {
+        if constexpr (implementation_for<T>() == implementation::native)
+            t.reduce_sum(root, values);
+        else
+            algorithms::reduce(t, root, values, [](double a, double b) { return a + b; });
+        return implementation_for<T>();
+    }
+} reduce_sum{};
+
+/// Leaves the element-wise maximum over all ranks in `root`'s `values`; the other ranks'
+/// values are left as they were.
+inline constexpr struct reduce_max_fn {
+    template <class T>
+    static constexpr implementation implementation_for() noexcept {
+        return detail::choose<requires(T& t, std::span<double> v) { t.reduce_max(0, v); }>();
+    }
+    template <transport T>
+    implementation operator()(T& t, int root, std::span<double> values) const {
+        if constexpr (implementation_for<T>() == implementation::native)
+            t.reduce_max(root, values);
+        else
+            algorithms::reduce(t, root, values, [](double a, double b) { return std::max(a, b); });
+        return implementation_for<T>();
+    }
+} reduce_max{};
+
+/// Leaves the element-wise minimum over all ranks in `root`'s `values`; the other ranks'
+/// values are left as they were.
+inline constexpr struct reduce_min_fn {
+    template <class T>
+    static constexpr implementation implementation_for() noexcept {
+        return detail::choose<requires(T& t, std::span<double> v) { t.reduce_min(0, v); }>();
+    }
+    template <transport T>
+    implementation operator()(T& t, int root, std::span<double> values) const {
+        if constexpr (implementation_for<T>() == implementation::native)
+            t.reduce_min(root, values);
+        else
+            algorithms::reduce(t, root, values, [](double a, double b) { return std::min(a, b); });
+        return implementation_for<T>();
+    }
+} reduce_min{};
+
+/// Gathers every rank's `mine` into `all` on `root` (any rank), in rank order (`all`: size() *
 /// mine.size() bytes on the root, unused elsewhere).
 inline constexpr struct gather_fn {
     template <class T>
@@ -113,5 +169,23 @@ inline constexpr struct gather_fn {
         return implementation_for<T>();
     }
 } gather{};
+
+/// Sends block r of `out` to rank r and receives rank r's block for this rank into block r of
+/// `in`, for every r (this rank's own block is copied): `out` and `in` both hold size()
+/// blocks of out.size() / size() bytes.
+inline constexpr struct alltoall_fn {
+    template <class T>
+    static constexpr implementation implementation_for() noexcept {
+        return detail::choose<requires(T& t, const_bytes out, mutable_bytes in) { t.alltoall(out, in); }>();
+    }
+    template <transport T>
+    implementation operator()(T& t, const_bytes out, mutable_bytes in) const {
+        if constexpr (implementation_for<T>() == implementation::native)
+            t.alltoall(out, in);
+        else
+            algorithms::alltoall(t, out, in);
+        return implementation_for<T>();
+    }
+} alltoall{};
 
 }  // namespace comet::ops

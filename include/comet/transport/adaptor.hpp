@@ -97,10 +97,30 @@ public:
     {
         inner_->allreduce_min(v);
     }
+    void reduce_sum(int root, std::span<double> v)
+        requires requires(Inner& i) { i.reduce_sum(root, v); }
+    {
+        inner_->reduce_sum(root, v);
+    }
+    void reduce_max(int root, std::span<double> v)
+        requires requires(Inner& i) { i.reduce_max(root, v); }
+    {
+        inner_->reduce_max(root, v);
+    }
+    void reduce_min(int root, std::span<double> v)
+        requires requires(Inner& i) { i.reduce_min(root, v); }
+    {
+        inner_->reduce_min(root, v);
+    }
     void gather(int root, const_bytes mine, mutable_bytes all)
         requires requires(Inner& i) { i.gather(root, mine, all); }
     {
         inner_->gather(root, mine, all);
+    }
+    void alltoall(const_bytes out, mutable_bytes in)
+        requires requires(Inner& i) { i.alltoall(out, in); }
+    {
+        inner_->alltoall(out, in);
     }
     void compute(const work& w)
         requires requires(Inner& i) { i.compute(w); }

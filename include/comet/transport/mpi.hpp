@@ -13,6 +13,8 @@
 //   sendrecv                        MPI_Sendrecv                                    [3.10]
 //   barrier broadcast gather        MPI_Barrier MPI_Bcast MPI_Gather                [5.3, 5.4, 5.5]
 //   allreduce_sum / _max / _min     MPI_Allreduce, MPI_DOUBLE, in place             [5.9.6]
+//   reduce_sum / _max / _min        MPI_Reduce, MPI_DOUBLE, in place at the root    [5.9.1]
+//   alltoall                        MPI_Alltoall                                    [5.8]
 //   ibarrier ibroadcast iallreduce_sum  MPI_Ibarrier MPI_Ibcast MPI_Iallreduce      [5.12]
 //   progress                        MPI_Iprobe on any source and tag (drives MPI's progress engine)
 //   clock_is_global                 the MPI_WTIME_IS_GLOBAL attribute               [8.1.2]
@@ -426,22 +428,62 @@ public:
     /// MPI_Allreduce(MPI_MIN) in place.
     void allreduce_min(std::span<double> values) { allreduce(values, MPI_MIN, "allreduce_min"); }
 
+    /// MPI_Reduce(MPI_SUM) onto `root`, in place there (MPI_IN_PLACE); the other ranks' values
+    /// are only read. MPI chooses the order of the additions (Open MPI by count and group
+    /// size), so a sum that rounds need not have the bits of comet's portable tree, though one
+    /// MPI gives the same bits for the same call. @pre every rank passes the same root and
+    /// number of values.
+    void reduce_sum(int root, std::span<double> values) {
+        check_rank(root, "reduce_sum root");
+        reduce(root, values, MPI_SUM, "reduce_sum");
+    }
+    /// MPI_Reduce(MPI_MAX) onto `root`, in place there.
+    void reduce_max(int root, std::span<double> values) {
+        check_rank(root, "reduce_max root");
+        reduce(root, values, MPI_MAX, "reduce_max");
+    }
+    /// MPI_Reduce(MPI_MIN) onto `root`, in place there.
+    void reduce_min(int root, std::span<double> values) {
+        check_rank(root, "reduce_min root");
+        reduce(root, values, MPI_MIN, "reduce_min");
+    }
+
     /// MPI_Gather of every rank's `mine` into `all` on `root`, in rank order. `all` must hold
-    /// size() * mine.size() bytes on the root; it is not touched elsewhere. @pre every rank
-    /// passes the same root and the same mine.size().
+    /// exactly size() * mine.size() bytes on the root, as comet's portable gather asks (a
+    /// buffer of another size is taken for a wrong block size); it is not touched elsewhere.
+    /// @pre every rank passes the same root and the same mine.size().
     void gather(int root, const_bytes mine, mutable_bytes all) {
         check_rank(root, "gather root");
         check_size(mine.size(), "gather");
         const std::size_t need = mine.size() * static_cast<std::size_t>(size_);
-        if (rank_ == root && all.size() < need)
-            raise<invalid_argument>(rank_, "gather: the root's buffer of ", all.size(), " bytes cannot hold ", size_, " x ",
-                                    mine.size(), " = ", need, " bytes");
+        if (rank_ == root && all.size() != need)
+            raise<invalid_argument>(rank_, "gather: the root's buffer holds ", all.size(), " bytes where ", size_, " blocks of ",
+                                    mine.size(), " need ", need);
         const int count = static_cast<int>(mine.size());
         std::byte* into = rank_ == root ? all.data() : nullptr;
         const int rc = guard_waiting()
                            ? blocking(MPI_Igather(mine.data(), count, MPI_BYTE, into, count, MPI_BYTE, root, comm_, &scratch_))
                            : MPI_Gather(mine.data(), count, MPI_BYTE, into, count, MPI_BYTE, root, comm_);
         detail::check(rc, rank_, "gather to rank ", root, " (", mine.size(), " bytes each)");
+    }
+
+    /// MPI_Alltoall of size() blocks of out.size() / size() bytes: block r of `out` goes to
+    /// rank r, block r of `in` (the same size as `out`) receives rank r's. @pre every rank
+    /// passes the same block size; `out` and `in` do not overlap.
+    void alltoall(const_bytes out, mutable_bytes in) {
+        const auto p = static_cast<std::size_t>(size_);
+        if (out.size() % p != 0)
+            raise<invalid_argument>(rank_, "alltoall: the send buffer's ", out.size(), " bytes are not ", size_, " equal blocks");
+        const std::size_t n = out.size() / p;
+        if (in.size() != out.size())
+            raise<invalid_argument>(rank_, "alltoall: the receive buffer holds ", in.size(), " bytes where ", size_,
+                                    " blocks of ", n, " need ", out.size());
+        check_size(n, "alltoall");
+        const int count = static_cast<int>(n);
+        const int rc = guard_waiting()
+                           ? blocking(MPI_Ialltoall(out.data(), count, MPI_BYTE, in.data(), count, MPI_BYTE, comm_, &scratch_))
+                           : MPI_Alltoall(out.data(), count, MPI_BYTE, in.data(), count, MPI_BYTE, comm_);
+        detail::check(rc, rank_, "alltoall (", n, " bytes to each rank)");
     }
 
     /// Performs `w` on this CPU (comet::perform).
@@ -701,6 +743,16 @@ private:
         return comet::detail::concat("rank ", rank_, ": ", what, " from ", source_name{source}, " (", tag_name{tag},
                                      "): a message from rank ", got.source, " (tag ", got.tag, ") is longer than the ", capacity,
                                      "-byte buffer (MPI_ERR_TRUNCATE; MPI did not report its size)");
+    }
+
+    void reduce(int root, std::span<double> values, MPI_Op op, const char* what) {
+        check_size(values.size_bytes(), what);
+        const int count = static_cast<int>(values.size());
+        const void* from = rank_ == root ? MPI_IN_PLACE : values.data();
+        double* into = rank_ == root ? values.data() : nullptr;
+        const int rc = guard_waiting() ? blocking(MPI_Ireduce(from, into, count, MPI_DOUBLE, op, root, comm_, &scratch_))
+                                       : MPI_Reduce(from, into, count, MPI_DOUBLE, op, root, comm_);
+        detail::check(rc, rank_, what, " to rank ", root, " (", values.size(), " doubles)");
     }
 
     void allreduce(std::span<double> values, MPI_Op op, const char* what) {
