@@ -23,6 +23,7 @@
 
 #include <comet/timing/clock.hpp>
 #include <comet/timing/delay.hpp>
+#include <comet/timing/global_clock.hpp>
 #include <comet/timing/repeat.hpp>
 
 #include <comet/topology/hypercube.hpp>
