@@ -97,10 +97,19 @@ BOOST_AUTO_TEST_CASE(log_p_yes_no_and_too_few_group_sizes) {
     std::vector<comet::log_p_fit> fits{log_p("broadcast", 20e-6, true, 4), log_p("broadcast", 30e-6, true, 3)};
     BOOST_TEST(*verdict("broadcast.log_p", {.log_p = fits}).holds);
     BOOST_TEST(verdict("broadcast.log_p", {.log_p = fits}).evidence == "2 of 2 curves follow log P; median 30.0 us per doubling");
-    fits.push_back(log_p("broadcast", 10e-6, false, 4));  // follows P better: no
-    BOOST_TEST(!*verdict("broadcast.log_p", {.log_p = fits}).holds);
+    fits.push_back(log_p("broadcast", 10e-6, false, 4));  // follows P better: no, and which one says so
+    fits.back().group = {{"size", std::int64_t{16}}};
+    fits.back().r_squared = 0.9;
+    fits.back().r_squared_linear_p = 0.95;
+    const auto no = verdict("broadcast.log_p", {.log_p = fits});
+    BOOST_TEST(!*no.holds);
+    BOOST_TEST(no.evidence.find("2 of 3 curves follow log P; median 20.0 us per doubling; not size 16: R² log P 0.900, P 0.950") !=
+                   std::string::npos,
+               no.evidence);
     const std::vector<comet::log_p_fit> shrinking{log_p("barrier", -1e-6, true, 4)};
-    BOOST_TEST(!*verdict("barrier.log_p", {.log_p = shrinking}).holds);
+    const auto falling = verdict("barrier.log_p", {.log_p = shrinking});
+    BOOST_TEST(!*falling.holds);
+    BOOST_TEST(falling.evidence.find("not a curve: R² log P 0.000, P 0.000, not growing") != std::string::npos, falling.evidence);
     // Two group sizes: any line passes through two points, so nothing is judged.
     const std::vector<comet::log_p_fit> two{log_p("global_sum", 5e-6, true, 2)};
     const auto v = verdict("global_sum.log_p", {.log_p = two});
@@ -207,11 +216,14 @@ BOOST_AUTO_TEST_CASE(a_jump_at_100_bytes_beyond_the_slope_below_it) {
     std::vector<comet::record> r{echo_at(0, 79e-6), echo_at(64, 119.32e-6), echo_at(100, 142e-6), echo_at(104, 197.6e-6)};
     const auto yes = verdict("echo.jump", {.records = r});
     BOOST_TEST((yes.holds == std::optional<bool>(true)));
-    BOOST_TEST(yes.evidence.find("1 of 1 curves jump; on 16 nodes, 1 hop: 100 B 142.0 us, 104 B 197.6 us (+39%)") !=
+    BOOST_TEST(yes.evidence.find("1 of 1 curves jump by over 10% beyond the slope; on 16 nodes, 1 hop: 100 B 142.0 us, 104 B 197.6 us (+39%)") !=
                    std::string::npos,
                yes.evidence);
     r[3].samples = {144.52e-6};  // the same slope across 100 B: no jump
-    BOOST_TEST((verdict("echo.jump", {.records = r}).holds == std::optional<bool>(false)));
+    const auto no = verdict("echo.jump", {.records = r});
+    BOOST_TEST((no.holds == std::optional<bool>(false)));
+    BOOST_TEST(no.evidence.find("; not on 16 nodes, 1 hop: 100 B 142.0 us, 104 B 144.5 us (+2%)") != std::string::npos,
+               no.evidence);
     // Nothing above 100 B, or the next size too far above it to tell: not judged.
     r.pop_back();
     BOOST_TEST(!verdict("echo.jump", {.records = r}).holds.has_value());

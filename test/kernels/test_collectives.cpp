@@ -79,11 +79,12 @@ BOOST_AUTO_TEST_CASE(broadcast_records_every_size_at_several_group_sizes) {
             // its closing barrier, and the closing barrier alone.
             const std::size_t per_point = (1 + 2) * 20;
             // The engine's decisions for 8 points: every rank takes part, so they travel as the
-            // group's own broadcasts (one per decision), not as the engine's messages.
+            // group's own allreduces (one per decision), not as the engine's messages.
             const std::size_t decisions = kernel_counting::engine_decisions(2 * 4, 2);
             for (int rank = 0; rank < nodes; ++rank) {
                 const auto& c = r[static_cast<std::size_t>(rank)].counts;
-                BOOST_TEST(c.broadcasts == 4 * per_point + decisions);
+                BOOST_TEST(c.broadcasts == 4 * per_point);
+                BOOST_TEST(c.allreduces == decisions);
                 // Both points' barriers, plus the kernel's opening and closing ones.
                 BOOST_TEST(c.barriers == 2 * 4 * per_point + 2);
                 BOOST_TEST(c.sends + c.recvs == 0u);  // the transport's own broadcast: no messages
@@ -128,14 +129,14 @@ BOOST_AUTO_TEST_CASE(global_sum_records_every_vector_length) {
                 BOOST_TEST(plausible(rec.samples));
             }
             // quick_sum is fixed_sampling(2, 20): (1 + 2) x 20 sums per vector length on every
-            // rank (see the broadcast test), and the engine's decisions for 4 points, broadcast
-            // to the whole group.
+            // rank (see the broadcast test), and the engine's decisions for 4 points, one
+            // allreduce of the whole group each.
             const std::size_t decisions = kernel_counting::engine_decisions(4, 2);
             for (int rank = 0; rank < nodes; ++rank) {
                 const auto& c = r[static_cast<std::size_t>(rank)].counts;
-                BOOST_TEST(c.allreduces == 4u * (1 + 2) * 20);
+                BOOST_TEST(c.allreduces == 4u * (1 + 2) * 20 + decisions);
                 BOOST_TEST(c.barriers == 2u);  // only the opening and closing ones: the sum synchronises itself
-                BOOST_TEST(c.broadcasts == decisions);
+                BOOST_TEST(c.broadcasts == 0u);
                 BOOST_TEST(c.engine_sends + c.engine_recvs == 0u);
             }
         }
@@ -164,13 +165,13 @@ BOOST_AUTO_TEST_CASE(barrier_keeps_every_sample_of_the_least_time) {
             BOOST_TEST(plausible(records[0].samples));
             // quick_barrier is fixed_sampling(4, 20): one untimed run of 20 barriers and 4
             // samples of 20, on every rank, plus the kernel's opening and closing barriers. The
-            // test node is the last rank: the root of the engine's decisions (one point), which
-            // reach the whole group as its broadcasts.
+            // test node is the last rank: the decider of the engine's decisions (one point), which
+            // reach the whole group as its allreduces.
             const std::size_t decisions = kernel_counting::engine_decisions(1, 4);
             for (int rank = 0; rank < nodes; ++rank) {
                 const auto& c = r[static_cast<std::size_t>(rank)].counts;
                 BOOST_TEST(c.barriers == 2u + (1u + 4u) * 20u);
-                BOOST_TEST(c.broadcasts == decisions);
+                BOOST_TEST(c.allreduces == decisions);
                 BOOST_TEST(c.engine_sends + c.engine_recvs == 0u);
             }
         }

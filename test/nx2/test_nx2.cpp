@@ -1,5 +1,6 @@
 // Tests of comet/transport/nx2.hpp: the transport conformance suite on the simulated iPSC/860,
 // then what is particular to it (run options, errors, capabilities, deadlock reports).
+#include <comet/kernels/collectives.hpp>
 #include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/echo.hpp>
 #include <comet/kernels/exchange.hpp>
@@ -87,13 +88,13 @@ BOOST_AUTO_TEST_CASE(calibration_gives_the_thesis_echo_figures) {
                                  << small.hop.value_or(0) * 1e6 << " us");
     BOOST_TEST_MESSAGE("large: " << large.t_startup * 1e6 << " us + " << large.t_per_byte * 1e6 << " us/B, hop "
                                  << large.hop.value_or(0) * 1e6 << " us");
-    // Thesis 5.1, each within 10%.
-    BOOST_TEST(within(small.t_startup, 79e-6));
-    BOOST_TEST(within(small.t_per_byte, 0.63e-6));
-    BOOST_TEST(within(large.t_startup, 156e-6));
-    BOOST_TEST(within(large.t_per_byte, 0.41e-6));
+    // Thesis 5.1, each within 2%.
+    BOOST_TEST(within(small.t_startup, 79e-6, 0.02));
+    BOOST_TEST(within(small.t_per_byte, 0.63e-6, 0.02));
+    BOOST_TEST(within(large.t_startup, 156e-6, 0.02));
+    BOOST_TEST(within(large.t_per_byte, 0.41e-6, 0.02));
     BOOST_REQUIRE(large.hop.has_value());
-    BOOST_TEST(within(*large.hop, 25e-6));
+    BOOST_TEST(within(*large.hop, 25e-6, 0.02));
     const auto bw = comet::bandwidth(r, "echo");
     BOOST_REQUIRE(!bw.empty());
     BOOST_TEST(bw[0].hops == 1);
@@ -109,7 +110,7 @@ BOOST_AUTO_TEST_CASE(calibration_gives_the_thesis_echo_figures) {
             if (rec.params.integer("size") == 100) at100 = rec.samples[0];
             if (rec.params.integer("size") == 104) at104 = rec.samples[0];
         }
-    BOOST_TEST(at100 == 142e-6, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(at100 == 142e-6, boost::test_tools::tolerance(1e-6));  // 79 + 100 x 0.63 us
     BOOST_TEST(at104 > at100 * 1.3);
 }
 
@@ -211,10 +212,10 @@ BOOST_AUTO_TEST_CASE(commtest_every_protocol_on_the_ipsc860) {
         }
         BOOST_TEST_MESSAGE("2 MB as one message: (0,3) " << unordered * 1e3 << " ms, (1,3) " << ordered * 1e3 << " ms");
         // Each channel carries both directions at once: the two 2 MB transfers overlap, so
-        // the unordered swap takes little more than one transfer (2 MB at 2.5 MB/s: 839 ms),
-        // the ordered one two.
+        // the unordered swap takes little more than one transfer (2 MB at the DMA's 0.41 us/B:
+        // 860 ms), the ordered one two.
         BOOST_TEST(unordered < 0.6 * ordered);
-        BOOST_TEST(unordered < 2097152 / 2.5e6 * 1.01);
+        BOOST_TEST(unordered < 2097152 * 0.41e-6 * 1.01);
     }
 }
 
@@ -371,7 +372,7 @@ BOOST_AUTO_TEST_CASE(what_if_machines) {
     fast.dma_bytes_per_second = 25'000'000;
     const auto ff = comet::fit_transfers(echo_16(fast), "echo", {.break_size = 100});
     BOOST_TEST(ff[1].t_per_byte == 0.04e-6, boost::test_tools::tolerance(1e-6));
-    BOOST_TEST(ff[0].t_per_byte == 0.27e-6, boost::test_tools::tolerance(1e-6));  // 2 copies + 0.04
+    BOOST_TEST(ff[0].t_per_byte == 0.26e-6, boost::test_tools::tolerance(1e-6));  // 2 copies + 0.04
     // A faster CPU for NX/2's software: start-ups shrink.
     machine quick = ipsc860(4);
     quick.call /= 2;
@@ -401,7 +402,27 @@ BOOST_AUTO_TEST_CASE(what_if_machines) {
         {.stack_size = 64 * 1024, .statistics = &stats});
     BOOST_TEST(big.size() == std::size_t{1} << dimension);
     BOOST_TEST(big.back() == static_cast<double>(1 << dimension));
-    BOOST_TEST(stats.end_time == dimension * 75'816'667);  // log2 P steps, each as on 8 nodes
+    BOOST_TEST(stats.end_time == dimension * 75'576'666);  // log2 P steps, each as on 8 nodes
+}
+
+// The barrier and global sum kernels measure the collective itself, whatever the sampling
+// engine does between samples: gsync's 73.606666 us per dimension, gdsum's 75.576666 us for one
+// double (test_world.cpp's golden values), in the same cycle a loop of them alone runs in. With
+// the engine's decisions broadcast from the test node, the samples began with the test node
+// ahead and the nodes fell into a slower cycle (102.6 us per barrier on 2 nodes).
+BOOST_AUTO_TEST_CASE(collective_kernels_read_the_collective_alone) {
+    for (int dimension : {1, 2, 3}) {
+        BOOST_TEST_CONTEXT("dimension " << dimension) {
+            const auto r = run(ipsc860(dimension), [](transport& t) {
+                comet::result_set out = comet::kernels::barrier(t, {.sampling = comet::fixed_sampling(3, 200)});
+                out.append(comet::kernels::global_sum(t, {.vector_lengths = {1}, .sampling = comet::fixed_sampling(3, 200)}));
+                return out;
+            })[0];
+            BOOST_REQUIRE_EQUAL(r.size(), 2u);
+            for (double x : r.records[0].samples) BOOST_TEST(x == dimension * 73.606666e-6, boost::test_tools::tolerance(1e-6));
+            for (double x : r.records[1].samples) BOOST_TEST(x == dimension * 75.576666e-6, boost::test_tools::tolerance(1e-6));
+        }
+    }
 }
 
 // The whole suite on the simulated iPSC/860 at 2, 4, 8 and 16 nodes: every kernel that fits

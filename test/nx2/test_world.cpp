@@ -1,7 +1,8 @@
 // Tests of comet/transport/nx2/world.hpp: the scheduler and NX/2's protocols, with EXACT virtual
 // times derived by hand from the preset's parameters (docs/nx2-model.md, "golden values"):
-//   C = call 25 us, I = interrupt 23.766667 us, R = resume 15.5 us, c = copy 0.115 us/B,
-//   h = hop 8.333333 us, stream 0.4 us/B (the DMA; the 2.8 MB/s channel is faster), header 16 B.
+//   C = call 25 us, I = interrupt 23.606666 us, R = resume 15.5 us, c = copy 0.11 us/B,
+//   h = hop 8.333333 us, header 16 B, and a transmission of n bytes takes wire(n): n bytes at the
+//   DMA's 2,439,024 B/s (0.41 us/B; the 2.8 MB/s channel is faster), rounded up to the picosecond.
 // A change to the model that moves any of these numbers must come with a new derivation.
 #include <comet/transport/nx2.hpp>
 
@@ -15,7 +16,10 @@ namespace nx2_world_test {
 
 using namespace comet::nx2;
 
-constexpr vtime C = 25'000'000, I = 23'766'667, R = 15'500'000, c = 115'000, h = 8'333'333, w = 400'000, H = 16;
+constexpr vtime C = 25'000'000, I = 23'606'666, R = 15'500'000, c = 110'000, h = 8'333'333, H = 16;
+
+/// One transmission of `n` bytes (header included) through the DMA.
+constexpr vtime wire(vtime n) { return transfer_time(static_cast<std::uint64_t>(n), 2'439'024); }
 
 std::vector<std::byte> bytes(std::size_t n) { return std::vector<std::byte>(n, std::byte{7}); }
 
@@ -27,8 +31,8 @@ using namespace nx2_world_test;
 
 BOOST_AUTO_TEST_CASE(golden_eager_message_one_and_three_hops) {
     // 8 bytes from rank 0 to a receive already posted on rank `to`:
-    //   sender: C + 8c, then on the wire; returns at 25.92 us.
-    //   wire:   hops x h + (16 + 8) x 0.4 us.
+    //   sender: C + 8c, then on the wire; returns at 25.88 us.
+    //   wire:   hops x h + wire(16 + 8).
     //   receiver: interrupt I + 8c (copy into the posted buffer), then resume R.
     for (int to : {1, 7}) {
         const int hops = to == 1 ? 1 : 3;
@@ -42,14 +46,16 @@ BOOST_AUTO_TEST_CASE(golden_eager_message_one_and_three_hops) {
             return t.clock();
         });
         BOOST_TEST(at[0] == C + 8 * c);
-        BOOST_TEST(at[static_cast<std::size_t>(to)] == C + 8 * c + hops * h + (H + 8) * w + I + 8 * c + R);
+        BOOST_TEST(at[static_cast<std::size_t>(to)] == C + 8 * c + hops * h + wire(H + 8) + I + 8 * c + R);
     }
-    BOOST_TEST(C + 8 * c + h + 24 * w + I + 8 * c + R == 84'040'000);  // = 79 us + 8 x 0.63 us
+    // = 79 us + 8 x 0.63 us, and 1 ps: the DMA's time is rounded up to the picosecond.
+    BOOST_TEST(C + 8 * c + h + wire(24) + I + 8 * c + R == 84'040'001);
 }
 
 BOOST_AUTO_TEST_CASE(golden_long_message) {
-    // 1000 bytes, receive posted: request (h + 16w), interrupt I and acknowledgement (h + 16w),
-    // interrupt I and the data's circuit (h + 1016w), interrupt I at both ends, resume R.
+    // 1000 bytes, receive posted: request (h + wire(16)), interrupt I and acknowledgement
+    // (h + wire(16)), interrupt I and the data's circuit (h + wire(1016)), interrupt I at both
+    // ends, resume R.
     const auto at = run(ipsc860(1), [](transport& t) -> vtime {
         auto b = bytes(1000);
         if (t.rank() == 0)
@@ -58,10 +64,10 @@ BOOST_AUTO_TEST_CASE(golden_long_message) {
             t.recv(0, 5, b);
         return t.clock();
     });
-    const vtime done = C + 3 * (h + H * w) + 2 * I + 1000 * w;
+    const vtime done = C + 3 * h + 2 * wire(H) + wire(H + 1000) + 2 * I;
     BOOST_TEST(at[1] == done + I + R);
     BOOST_TEST(at[0] == done + I + R);  // the sender's DMA-done interrupt, then resume
-    BOOST_TEST(at[1] == 556'000'000);     // = 156 us + 1000 x 0.4 us
+    BOOST_TEST(at[1] == 566'000'068);     // = 156 us + 1000 x 0.41 us, and 68 ps of rounding up
 }
 
 BOOST_AUTO_TEST_CASE(golden_credit_exhaustion) {
@@ -92,8 +98,8 @@ BOOST_AUTO_TEST_CASE(golden_credit_exhaustion) {
     const vtime computed = 10 * milliseconds + 4 * I;  // four interrupts stole their time
     BOOST_TEST(at[1][0] == computed);
     const vtime credit_sent = computed + 2 * C;  // after the second receive
-    BOOST_TEST(at[0][4] == credit_sent + h + H * w + I + R);
-    BOOST_TEST(at[0][4] == 10'199'066'668);
+    BOOST_TEST(at[0][4] == credit_sent + h + wire(H) + I + R);
+    BOOST_TEST(at[0][4] == 10'198'426'665);
     BOOST_TEST(stats.nodes[0].credit_stalls == 1u);
     BOOST_TEST(stats.nodes[1].transmissions == 2u);  // two credit messages: 2 + 2 buffers
     BOOST_TEST(stats.nodes[0].interrupts == 2u);     // one per credit message
@@ -101,7 +107,7 @@ BOOST_AUTO_TEST_CASE(golden_credit_exhaustion) {
 
 BOOST_AUTO_TEST_CASE(golden_circuit_blocked_by_crossing_traffic) {
     // On an 8-node cube, rank 0 sends 1000 bytes to rank 3 (route 0 -> 1 -> 3); its data circuit
-    // holds channel 1 -> 3 from 127 us to 541.7 us. Rank 1, after 200 us of computing, sends an
+    // holds channel 1 -> 3 from 127 us to 551.9 us. Rank 1, after 200 us of computing, sends an
     // empty message to rank 7 (route 1 -> 3 -> 7): its header waits for channel 1 -> 3 until the
     // circuit is freed. With rank 0 quiet the same message takes the free path.
     const auto scenario = [](bool crossing) {
@@ -125,20 +131,21 @@ BOOST_AUTO_TEST_CASE(golden_circuit_blocked_by_crossing_traffic) {
             return t.clock();
         });
     };
-    // Request: 0->3 at C, 2 hops: lands at C + 2h + 16w. Rank 3's interrupt, ack 3->2->0 (2h + 16w),
-    // rank 0's interrupt: the data's header takes channel 0->1 at C + 4(h) + 32w + 2I + ... :
-    const vtime request_in = C + 2 * h + H * w;
-    const vtime ack_in = request_in + I + 2 * h + H * w;
+    // Request: 0->3 at C, 2 hops: lands at C + 2h + wire(16). Rank 3's interrupt, ack 3->2->0
+    // (2h + wire(16)), rank 0's interrupt: the data's header takes channel 0->1 at
+    // C + 4h + 2 wire(16) + 2I + ... :
+    const vtime request_in = C + 2 * h + wire(H);
+    const vtime ack_in = request_in + I + 2 * h + wire(H);
     const vtime data_start = ack_in + I;
-    const vtime circuit_free = data_start + 2 * h + (H + 1000) * w;
-    BOOST_TEST(circuit_free == 541'733'332);
+    const vtime circuit_free = data_start + 2 * h + wire(H + 1000);
+    BOOST_TEST(circuit_free == 551'893'401);
     const vtime sent = 200 * microseconds + C;  // rank 1's empty message is on the wire at 225 us
     const auto quiet = scenario(false);
-    BOOST_TEST(quiet[7] == sent + 2 * h + H * w + I + R);
+    BOOST_TEST(quiet[7] == sent + 2 * h + wire(H) + I + R);
     const auto busy = scenario(true);
-    BOOST_TEST(busy[7] == circuit_free + 2 * h + H * w + I + R);
-    BOOST_TEST(busy[7] == 604'066'665);
-    BOOST_TEST(busy[3] == circuit_free + I + R);  // 156 + 25 + 400 us
+    BOOST_TEST(busy[7] == circuit_free + 2 * h + wire(H) + I + R);
+    BOOST_TEST(busy[7] == 614'226'735);
+    BOOST_TEST(busy[3] == circuit_free + I + R);  // 156 + 25 + 410 us
 }
 
 BOOST_AUTO_TEST_CASE(golden_acknowledgement_beside_a_data_circuit) {
@@ -165,7 +172,7 @@ BOOST_AUTO_TEST_CASE(golden_acknowledgement_beside_a_data_circuit) {
         return sent;
     });
     const vtime start = C + 200 * microseconds + I;  // after irecv and the computation, its request's interrupt stolen
-    BOOST_TEST(at[1] == start + C + 3 * (h + H * w) + 2 * I + 1000 * w + I + R);
+    BOOST_TEST(at[1] == start + C + 3 * h + 2 * wire(H) + wire(H + 1000) + 2 * I + I + R);
     BOOST_TEST(at[1] < 3 * milliseconds);
 }
 
@@ -186,7 +193,7 @@ BOOST_AUTO_TEST_CASE(channel_waits_are_counted) {
         },
         {.statistics = &stats});
     BOOST_TEST(stats.nodes[1].channel_waits == 1u);
-    BOOST_TEST(stats.nodes[1].channel_wait_time == 541'733'332 - 225'000'000);
+    BOOST_TEST(stats.nodes[1].channel_wait_time == 551'893'401 - 225'000'000);
     BOOST_TEST(stats.total().retransmissions == 0u);
 }
 
@@ -204,7 +211,7 @@ BOOST_AUTO_TEST_CASE(golden_gdsum_on_8_nodes) {
         BOOST_TEST(sum == 28.0);
         BOOST_TEST(when == 3 * step);
     }
-    BOOST_TEST(3 * step == 227'450'001);
+    BOOST_TEST(3 * step == 226'729'998);
 }
 
 BOOST_AUTO_TEST_CASE(collectives_grow_with_log_p) {
@@ -296,10 +303,10 @@ BOOST_AUTO_TEST_CASE(retransmission_option_counts_retries) {
             return t.clock();
         },
         {.statistics = &stats});
-    // Waits of 50 us, then backoffs of 40, 80, 120, ... us: the circuit (free at 541.7 us) is gone
+    // Waits of 50 us, then backoffs of 40, 80, 120, ... us: the circuit (free at 551.9 us) is gone
     // before the fourth attempt (225 + 50 + 40 + 50 + 80 + 50 + 120 = 615 us) starts.
     BOOST_TEST(stats.nodes[1].retransmissions == 3u);
-    BOOST_TEST(at[7] == 615 * microseconds + 2 * h + H * w + I + R);
+    BOOST_TEST(at[7] == 615 * microseconds + 2 * h + wire(H) + I + R);
     BOOST_TEST(describe(m).find("retransmission after 50 us waiting, backoff 40 us") != std::string::npos);
 }
 

@@ -32,6 +32,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace comet {
@@ -162,17 +163,29 @@ inline std::string number(double v, int decimals) {
 inline shape_verdict log_p(const thesis_shape& s, const thesis_evidence& e) {
     std::size_t curves = 0, good = 0;
     std::vector<double> per;
+    std::string failed;  // the first curve that does not, and why
     for (const auto& f : e.log_p) {
         if (f.kernel != s.kernel || f.points < 3) continue;
         ++curves;
-        good += f.logarithmic && f.per_doubling > 0;
+        const bool follows = f.logarithmic && f.per_doubling > 0;
+        good += follows;
         per.push_back(f.per_doubling);
+        if (!follows && failed.empty()) {
+            for (const auto& [name, value] : f.group)
+                if (!is_descriptive_param(name))
+                    failed += (failed.empty() ? "" : ", ") + name + " " +
+                              (std::holds_alternative<std::int64_t>(value) ? std::to_string(std::get<std::int64_t>(value))
+                               : std::holds_alternative<double>(value)     ? number(std::get<double>(value), 3)
+                                                                           : std::get<std::string>(value));
+            failed = "; not " + (failed.empty() ? std::string("a curve") : failed) + ": R² log P " + number(f.r_squared, 3) + ", P " + number(f.r_squared_linear_p, 3);
+            if (f.per_doubling <= 0) failed += ", not growing";
+        }
     }
     if (curves == 0) return {&s, std::nullopt, "needs 3 or more group sizes (--nodes 2,4,8,16)"};
     std::sort(per.begin(), per.end());
     return {&s, good == curves,
             std::to_string(good) + " of " + std::to_string(curves) + " curves follow log P; median " +
-                number(per[per.size() / 2] * 1e6, 1) + " us per doubling"};
+                number(per[per.size() / 2] * 1e6, 1) + " us per doubling" + failed};
 }
 
 /// Linear or quadratic growth in the matrix dimension: every curve of the kernel has `want`.
@@ -322,19 +335,23 @@ inline shape_verdict jump(const thesis_shape& s, const thesis_evidence& e, std::
         const double slope = (t2 - t1) / static_cast<double>(n2 - n1);
         const double step = t3 - t2 - slope * static_cast<double>(n3 - n2);
         ++curves;
-        good += step > 0.1 * t2;
-        if (detail.empty()) {
-            detail = "; ";
-            if (const auto nodes = mine[i]->params.integer("nodes")) detail += "on " + std::to_string(*nodes) + " nodes";
-            if (const auto hops = mine[i]->params.integer("hops")) detail += ", " + std::to_string(*hops) + " hop" + (*hops == 1 ? "" : "s");
-            detail += (detail.size() > 2 ? ": " : "") + std::to_string(n2) + " B " + number(t2 * 1e6, 1) + " us, " +
-                      std::to_string(n3) + " B " + number(t3 * 1e6, 1) + " us (+" + number(100 * (t3 - t2) / t2, 0) + "%)";
+        const bool jumps = step > 0.1 * t2;
+        good += jumps;
+        // The first curve, and then each one that does not jump.
+        if (curves == 1 || !jumps) {
+            std::string where;
+            if (const auto nodes = mine[i]->params.integer("nodes")) where += "on " + std::to_string(*nodes) + " nodes";
+            if (const auto hops = mine[i]->params.integer("hops")) where += ", " + std::to_string(*hops) + " hop" + (*hops == 1 ? "" : "s");
+            detail += (jumps ? "; " : "; not ") + where + (where.empty() ? "" : ": ") + std::to_string(n2) + " B " +
+                      number(t2 * 1e6, 1) + " us, " + std::to_string(n3) + " B " + number(t3 * 1e6, 1) + " us (+" +
+                      number(100 * (t3 - t2) / t2, 0) + "%)";
         }
     }
     if (curves == 0)
         return {&s, std::nullopt,
                 "needs two sizes up to " + std::to_string(limit) + " B and one above it, up to " + std::to_string(2 * limit) + " B"};
-    return {&s, good == curves, std::to_string(good) + " of " + std::to_string(curves) + " curves jump" + detail};
+    return {&s, good == curves,
+            std::to_string(good) + " of " + std::to_string(curves) + " curves jump by over 10% beyond the slope" + detail};
 }
 
 /// Thesis 5.1: the asynchronous version is faster "in all cases except for very low message

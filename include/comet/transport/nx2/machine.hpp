@@ -50,9 +50,9 @@ struct machine {
     /// of 2.8 Mbytes per second", thesis 4.1). A separate resource per direction.
     std::int64_t link_bytes_per_second = 2'800'000;
     /// The node's memory <-> network interface. A stream runs at the slower of this and the
-    /// channels. Calibrated: the thesis' echo gives 0.41 us/B above 100 B and a 2.5 MB/s peak,
-    /// both slower than the channel's 0.357 us/B; 2.5 MB/s (0.4 us/B) meets both within 5%.
-    std::int64_t dma_bytes_per_second = 2'500'000;
+    /// channels. Calibrated: the thesis' echo gives 0.41 us/B above 100 B, slower than the
+    /// channel's 0.357 us/B; 1 / 0.41 us/B, in whole bytes per second.
+    std::int64_t dma_bytes_per_second = 2'439'024;
     /// Per hop and per network traversal: the header reserving the next channel of its
     /// circuit. Calibrated: a message over 100 B crosses the route three times (request,
     /// acknowledgement, data), so the thesis' h = 25 us per extra hop is 3 x 8.333 us.
@@ -79,12 +79,12 @@ struct machine {
     vtime call = 25 * microseconds;
     /// One interrupt handler: a message, request, acknowledgement or credit arriving, or a
     /// send's DMA finishing. Steals the CPU from a computing process.
-    vtime interrupt = 23'766'667;
+    vtime interrupt = 23'606'666;
     /// A process blocked in NX/2 continuing once what it waited for happened.
     vtime resume = 15'500'000;
-    /// NX/2 copying a byte between a user buffer and a system buffer (about 4.6 cycles of the
+    /// NX/2 copying a byte between a user buffer and a system buffer (about 4.4 cycles of the
     /// 25 ns i860 clock per byte).
-    vtime copy_per_byte = 115'000;
+    vtime copy_per_byte = 110'000;
 
     // ---- the node CPU (thesis 4.1: i860XR, 25 ns cycle, 70 ns DRAM, 60 MFLOPS peak in 64-bit,
     //      "less than one-third of the peak" achieved) ----
