@@ -94,6 +94,12 @@ BOOST_AUTO_TEST_CASE(shape_table_says_yes_no_and_not_judged) {
     BOOST_TEST(verdict_of("update_guard time is linear in the matrix dimension") == "yes");
     BOOST_TEST(verdict_of("transpose time is quadratic in the matrix dimension") == "NO");
     BOOST_TEST(verdict_of("barrier time grows about logarithmically with P") == "-");
+    // A NO says where to read why; a table without one does not.
+    BOOST_TEST(table.find("docs/nx2-model.md (section 6)") != std::string::npos);
+    r.growth.pop_back();
+    std::ostringstream all_yes;
+    comet::write_shape_comparison(all_yes, comet::compare_shapes_with_thesis(r));
+    BOOST_TEST(all_yes.str().find("docs/nx2-model.md") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -58,15 +58,21 @@ inline void write_thesis_comparison(std::ostream& os, const std::vector<thesis_c
     }
 }
 
-/// The verdicts as a table: the thesis' observation, yes / NO / - (not judged), and the numbers.
+/// The verdicts as a table: the thesis' observation, yes / NO / - (not judged), and the numbers;
+/// under it, when a line reads NO, where to read why.
 inline void write_shape_comparison(std::ostream& os, const std::vector<shape_verdict>& verdicts) {
     os << "shapes beside the thesis (CoMet, chapter 5)\n";
     std::size_t width = 0;
     for (const auto& v : verdicts) width = std::max(width, v.shape->claim.size());
+    bool any_no = false;
     for (const auto& v : verdicts) {
         os << "  " << std::left << std::setw(static_cast<int>(width)) << v.shape->claim << "  "
            << (v.holds ? (*v.holds ? "yes" : "NO ") : "-  ") << "  " << v.evidence << "  (" << v.shape->where << ")\n";
+        any_no = any_no || (v.holds && !*v.holds);
     }
+    if (any_no)
+        os << "  NO: the run does not show what the thesis saw, where the numbers say; for the simulated iPSC/860,\n"
+              "  docs/nx2-model.md (section 6) says which of the model's mechanisms decide it and why.\n";
 }
 
 }  // namespace comet
