@@ -379,8 +379,12 @@ public:
         message* msg = new_message(r, dest, tag, system, data.size(), how);
         peer_state& p = peer(r, dest);
         if (how == mode::eager) {
-            if (!p.out_head && p.credits > 0) {
-                --p.credits;
+            // A collective's message travels in the system's own message space: it takes none
+            // of the buffers NX/2 reserves for the user's messages, and does not queue behind
+            // user messages waiting for one (a receiver in the same collective takes it at once).
+            const bool now = system || (!p.out_head && p.credits > 0);
+            if (now) {
+                if (!system) --p.credits;
                 charge(r, times(m_.copy_per_byte, data.size()));
                 fill(msg->sysbuf, data.data(), data.size());
                 msg->sender_done = true;
@@ -429,7 +433,7 @@ public:
         case mode::local:
             charge(r, times(m_.copy_per_byte, msg->size));
             copy(buffer, msg->sysbuf.data(), msg->size);
-            if (msg->how == mode::eager) owe_credit(r, msg->source);
+            if (msg->how == mode::eager && !msg->system) owe_credit(r, msg->source);
             msg->receiver_done = true;
             maybe_free(msg);
             o->done = true;
@@ -667,7 +671,9 @@ private:
     void refuse(int r, message* msg) {
         msg->dropped = true;
         switch (msg->how) {
-        case mode::eager: owe_credit(r, msg->source); [[fallthrough]];
+        case mode::eager:
+            if (!msg->system) owe_credit(r, msg->source);
+            [[fallthrough]];
         case mode::local: msg->receiver_done = true; break;
         case mode::rendezvous: msg->receiver_done = true; break;  // data still on its way is thrown away
         case mode::sync:
@@ -849,7 +855,7 @@ private:
                 msg->rop = nullptr;
                 o->msg = nullptr;
                 complete(o);
-                owe_credit(r, msg->source);
+                if (!msg->system) owe_credit(r, msg->source);
                 msg->receiver_done = true;
                 maybe_free(msg);
             } else {
