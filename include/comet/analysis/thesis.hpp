@@ -17,8 +17,10 @@
 #include <comet/analysis/contention.hpp>
 #include <comet/analysis/overlap.hpp>
 #include <comet/stats/bandwidth.hpp>
+#include <comet/stats/compare.hpp>
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/stats/summary.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -32,7 +34,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
 namespace comet {
@@ -173,10 +174,7 @@ inline shape_verdict log_p(const thesis_shape& s, const thesis_evidence& e) {
         if (!follows && failed.empty()) {
             for (const auto& [name, value] : f.group)
                 if (!is_descriptive_param(name))
-                    failed += (failed.empty() ? "" : ", ") + name + " " +
-                              (std::holds_alternative<std::int64_t>(value) ? std::to_string(std::get<std::int64_t>(value))
-                               : std::holds_alternative<double>(value)     ? number(std::get<double>(value), 3)
-                                                                           : std::get<std::string>(value));
+                    failed += (failed.empty() ? "" : ", ") + name + " " + detail::compare::value_text(value);
             failed = "; not " + (failed.empty() ? std::string("a curve") : failed) + ": R² log P " + number(f.r_squared, 3) + ", P " + number(f.r_squared_linear_p, 3);
             if (f.per_doubling <= 0) failed += ", not growing";
         }
@@ -253,14 +251,7 @@ inline shape_verdict overlap(const thesis_shape& s, const thesis_evidence& e) {
 }
 
 /// The median of a record's samples (NaN without samples).
-inline double median_of(const record& r) {
-    if (r.samples.empty()) return std::nan("");
-    std::vector<double> v = r.samples;
-    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    if (v.size() % 2) return *mid;
-    return (*mid + *std::max_element(v.begin(), mid)) / 2;
-}
+inline double median_of(const record& r) { return statistic_of(r.samples, statistic::median); }
 
 /// Whether two records measure the same point but for the params in `except` (and those that
 /// say how a point was measured, `is_descriptive_param`).
