@@ -4,6 +4,8 @@
 //         [--sizes 0,8,100,4096,...] [--hops 1,2,...] [--reps N] [--out DIR]
 //         [--protocols (0,3),(1,0),...|all] [--volumes 8KB,128KB,2MB] [--pairs 0-1,0-2,0-2+1-3]
 //         [--cache flushed|warm|repeat:K] [--prepost]                      (--kernels commtest)
+//         [--operations broadcast,allreduce,...] [--window-us W] [--measurements M]
+//         [--sync linear|logp]                                    (--kernels collectives, sync)
 //   comet compare A B [--alpha 0.01] [--threshold 0.05]
 //
 // Prints the tables (with the fitted start-up and per-byte times and the other analyses) and,
@@ -163,6 +165,10 @@ settings parse(int argc, char** argv) {
         "pairs", po::value<std::string>(), "commtest: pair sets swapping, e.g. 0-1,0-2,0-2+1-3 (default 0-1)")(
         "cache", po::value<std::string>(), "commtest: flushed | warm (default) | repeat:K")(
         "prepost", "commtest: the seed's reorganised loop (prepost the next receive, complete the previous send late)")(
+        "operations", po::value<std::string>(), "collectives: broadcast,linear_broadcast,reduce,allreduce,barrier,alltoall,gather (default: all but linear_broadcast)")(
+        "window-us", po::value<std::string>(), "collectives: the first time window in µs (default: calibrated; widens when overrun)")(
+        "measurements", po::value<std::string>(), "collectives: single-shot measurements per point (default 20)")(
+        "sync", po::value<std::string>(), "sync and collectives: linear | logp (sync default: both; collectives: logp)")(
         "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt")(
         "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see the README)");
     po::variables_map vm;
@@ -278,6 +284,30 @@ settings parse(int argc, char** argv) {
         c.commtest.cache = *mode;
     }
     if (vm.count("prepost")) c.commtest.prepost = true;
+    if (vm.count("operations")) {
+        c.collectives.operations.clear();
+        for (const auto& x : split(vm["operations"].as<std::string>())) {
+            const auto o = comet::kernels::parse_collective_operation(x);
+            if (!o) throw usage_error("--operations: '" + x + "' is not broadcast, linear_broadcast, reduce, allreduce, barrier, alltoall or gather");
+            c.collectives.operations.push_back(*o);
+        }
+        if (c.collectives.operations.empty()) throw usage_error("--operations: no operation given");
+    }
+    if (vm.count("sizes")) c.collectives.sizes = c.transfer.sizes;
+    if (vm.count("window-us"))
+        c.collectives.window.window_seconds = real("window-us", vm["window-us"].as<std::string>(), "a time in µs above 0",
+                                                   [](double v) { return v > 0.0 && v <= 1e9; }) * 1e-6;
+    if (vm.count("measurements"))
+        c.collectives.window.measurements =
+            static_cast<std::size_t>(integer("measurements", vm["measurements"].as<std::string>(), 1, 1000000));
+    if (vm.count("sync")) {
+        const auto x = vm["sync"].as<std::string>();
+        comet::sync_scheme scheme = comet::sync_scheme::log_p;
+        if (x == "linear") scheme = comet::sync_scheme::linear;
+        else if (x != "logp" && x != "log_p") throw usage_error("--sync: '" + x + "' is not linear or logp");
+        c.sync.schemes = {scheme};
+        c.collectives.sync.scheme = scheme;
+    }
     if (vm.count("break"))
         s.break_size = static_cast<double>(integer("break", vm["break"].as<std::string>(), 0, static_cast<long long>(comet::max_message_size)));
     if (vm.count("out")) s.out = vm["out"].as<std::string>();

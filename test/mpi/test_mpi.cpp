@@ -14,10 +14,12 @@
 // throws inside comet::mpi::run ends the job (MPI_Abort) naming the rank and the message, so a
 // broken rule fails the test instead of hanging it. The `failure` suite is disabled: ctest runs
 // its cases on their own and checks that the job ends non-zero, naming the rank.
+#include <comet/kernels/clock_sync.hpp>
 #include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/echo.hpp>
 #include <comet/kernels/exchange.hpp>
 #include <comet/kernels/matrix/matrix.hpp>
+#include <comet/kernels/windowed_collectives.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/suite/suite.hpp>
 #include <comet/testing/conformance.hpp>
@@ -903,6 +905,55 @@ BOOST_AUTO_TEST_CASE(clock_sync_under_skewed_clocks) {
         BOOST_TEST_MESSAGE(world.size() << " processes, " << comet::to_string(scheme) << ": every process within " << best * 1e6
                                         << " us of rank 0's true clock");
         BOOST_TEST(best <= 5e-6);
+    }
+}
+
+// The windowed collectives (seed 002) on the job: every operation, both measures, a record per
+// reduction on rank 0; the global clock synchronised first where MPI_Wtime is not global (its
+// error recorded), every reduction consistent with the others; and the sync kernel, which on a
+// clock that is not global synchronises the processes' own clocks (skew "none").
+BOOST_AUTO_TEST_CASE(windowed_collectives_and_sync_on_the_job) {
+    const boost::mpi::communicator world;
+    namespace k = comet::kernels;
+    const k::windowed_collectives_config cfg{
+        .operations = {k::collective_operation::broadcast, k::collective_operation::linear_broadcast, k::collective_operation::reduce,
+                       k::collective_operation::allreduce, k::collective_operation::barrier, k::collective_operation::alltoall,
+                       k::collective_operation::gather},
+        .sizes = {8, 4096},
+        .window = {.measurements = 4, .pipeline = 2},
+        .sync = {.patience = 20}};
+    bool global = false;
+    const auto r = run([&](transport& t) {
+        global = comet::ops::clock_is_global(t);
+        comet::result_set all = k::windowed_collectives(t, cfg);
+        all.append(k::clock_sync(t, {.repetitions = 2, .sync = {.patience = 20}}));
+        return all;
+    });
+    if (world.rank() != 0) {
+        BOOST_TEST(r.records.empty());
+        return;
+    }
+    BOOST_TEST(r.of("collectives").size() == k::windowed_collectives_points(cfg));
+    const auto median = [&](const std::string& op, const std::string& how, const std::string& reduction, double size) {
+        for (const comet::record* rec : r.of("collectives"))
+            if (rec->params.text("operation") == op && rec->params.text("measure") == how &&
+                rec->params.text("reduction") == reduction && rec->params.number("size") == size)
+                return comet::summarize(rec->samples).median;
+        return -1.0;
+    };
+    for (const comet::record* rec : r.of("collectives")) {
+        BOOST_TEST(!rec->samples.empty());
+        BOOST_TEST(rec->params.integer("nodes").value_or(-1) == world.size());
+        BOOST_TEST(rec->params.text("scheme").value_or("") == (global ? "none" : "log_p"));
+        if (!global && world.size() > 1) BOOST_TEST(rec->params.number("clock_error").value_or(-1) > 0.0);
+        const std::string op = *rec->params.text("operation"), how = *rec->params.text("measure");
+        const double size = *rec->params.number("size");
+        BOOST_TEST(median(op, how, "min", size) <= median(op, how, "max", size), op << " " << how << " " << size);
+    }
+    BOOST_TEST_REQUIRE(r.of("sync").size() == 2u);
+    for (const comet::record* rec : r.of("sync")) {
+        BOOST_TEST(rec->params.text("skew").value_or("") == (global ? "decorator" : "none"));
+        BOOST_TEST(rec->samples.size() == 2u);
     }
 }
 

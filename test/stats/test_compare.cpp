@@ -124,7 +124,12 @@ BOOST_AUTO_TEST_CASE(point_names) {
     // Every descriptive param is left out; a word is written as it is; an integral real as an integer.
     comet::record o{.kernel = "overlap", .params = {{"mode", "sync"}, {"form", "send_recv"}, {"reduction", "test_node"}, {"order", "shuffle"},
                                                      {"seed", 7}, {"closing_barrier", 1e-6}, {"vector_length", 2.0}}};
-    BOOST_TEST(comet::point_name(o) == "overlap/mode:sync/vector_length:2");
+    BOOST_TEST(comet::point_name(o) == "overlap/mode:sync/reduction:test_node/vector_length:2");
+    // Whose time a sample is names the point: a windowed collective has a record per reduction,
+    // and its window and overruns say only how it was measured.
+    comet::record w{.kernel = "collectives", .params = {{"operation", "barrier"}, {"measure", "window"}, {"reduction", "max"},
+                                                         {"window", 2e-5}, {"overruns", 1}, {"clock_error", 0.0}}};
+    BOOST_TEST(comet::point_name(w) == "collectives/operation:barrier/measure:window/reduction:max");
 }
 
 BOOST_AUTO_TEST_CASE(runs_match_by_name_and_list_the_rest) {

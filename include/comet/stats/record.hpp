@@ -91,13 +91,18 @@ private:
 
 /// Whether a param says how a point was measured rather than which point it is: the
 /// implementation that ran (native / portable), the send form of a both-send-first exchange,
-/// the sample reduction, the sampling order and its seed, and a figure measured beside the
-/// point (a broadcast's closing barrier, COMMTEST's global elapsed time and whether its protocol
-/// shakes hands). Analyses that line points up across records (a
-/// curve over group sizes, sync against async) leave these out of the points' identity.
+/// the sampling order and its seed, and a figure measured beside the point (a broadcast's
+/// closing barrier, COMMTEST's global elapsed time and whether its protocol shakes hands;
+/// a windowed point's window, overruns and clock error; a clock sync's exchanges and errors). Analyses that line points up across
+/// records (a curve over group sizes, sync against async) leave these out of the points'
+/// identity. Not `reduction`: whose time a sample is (the test node's, the slowest rank's,
+/// first start to last finish) makes it a different quantity, and a windowed collective has a
+/// record per reduction of the same operation.
 inline bool is_descriptive_param(std::string_view name) noexcept {
-    return name == "implementation" || name == "form" || name == "reduction" || name == "order" || name == "seed" ||
-           name == "closing_barrier" || name == "elapsed" || name == "handshake";
+    return name == "implementation" || name == "form" || name == "order" || name == "seed" || name == "closing_barrier" ||
+           name == "elapsed" || name == "handshake" || name == "window" || name == "widenings" || name == "overruns" ||
+           name == "measurements" || name == "clock_error" || name == "lead" || name == "exchanges" ||
+           name == "estimated_error" || name == "true_error";
 }
 
 /// One measured point: which kernel, where (its parameters), and every raw sample in seconds.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <comet/analysis/thesis.hpp>
+#include <comet/kernels/clock_sync.hpp>
 #include <comet/kernels/collectives.hpp>
 #include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/contention.hpp>
@@ -15,6 +16,7 @@
 #include <comet/kernels/exchange.hpp>
 #include <comet/kernels/matrix/matrix.hpp>
 #include <comet/kernels/overlap.hpp>
+#include <comet/kernels/windowed_collectives.hpp>
 #include <comet/report/thesis_plots.hpp>
 #include <comet/suite/analyses.hpp>
 #include <comet/suite/config.hpp>
@@ -257,6 +259,85 @@ inline auto commtest_kernel() {
                   }};
 }
 
+/// Clock synchronisation (seed 002, section 3, figure 8): the time a sync of the whole group
+/// takes, linear against log P, with its estimated error and, where the kernel skewed a global
+/// clock itself, the true one. Plot: sync time against the number of nodes, per scheme.
+inline auto sync_kernel() {
+    plot_value error_us{"largest estimated error [µs]", [](const record& r) -> std::optional<double> {
+                            const auto e = r.params.number("estimated_error");
+                            if (!e) return std::nullopt;
+                            return *e * 1e6;
+                        }};
+    return kernel{kernel_descriptor{.name = "sync",
+                                    .points = [](const suite_config& c, int) { return c.sync.schemes.size(); },
+                                    .plots = {{.name = "sync_time",
+                                               .kernels = {"sync"},
+                                               .x = "nodes",
+                                               .series = "scheme",
+                                               .series_title = "{}",
+                                               .title = "Clock synchronisation: time vs number of nodes (seed 002, figure 8)",
+                                               .x_label = "nodes",
+                                               .y_label = "median sync time [µs]",
+                                               .log_x = true,
+                                               .log_y = true,
+                                               .log_base_x = 2},
+                                              {.name = "sync_error",
+                                               .kernels = {"sync"},
+                                               .x = "nodes",
+                                               .y = std::move(error_us),
+                                               .series = "scheme",
+                                               .series_title = "{}",
+                                               .title = "Clock synchronisation: estimated error vs number of nodes",
+                                               .x_label = "nodes",
+                                               .log_x = true,
+                                               .log_base_x = 2}}},
+                  [](auto& t, const suite_run& r) {
+                      kernels::clock_sync_config c = r.config.sync;
+                      if (r.config.on_point) c.on_point = r.config.on_point;
+                      return kernels::clock_sync(t, c);
+                  }};
+}
+
+/// Collectives measured once per time window and pipelined (seed 002, sections 1 and 4): a
+/// record per operation, size, measure and per-rank reduction. Plots, on the largest group:
+/// per operation, time against size for every reduction (window-based), and window-based
+/// against pipelined (the slowest rank's time).
+inline auto collectives_kernel() {
+    return kernel{kernel_descriptor{.name = "collectives",
+                                    .points = [](const suite_config& c, int) { return kernels::windowed_collectives_points(c.collectives); },
+                                    .plots = {{.name = "collectives_time",
+                                               .kernels = {"collectives"},
+                                               .x = "size",
+                                               .series = "reduction",
+                                               .series_title = "{}",
+                                               .where = {{"measure", param_value(std::string("window"))}},
+                                               .largest = "nodes",
+                                               .per = "operation",
+                                               .title = "Window-based collective time vs size, per reduction over ranks",
+                                               .x_label = "bytes per rank",
+                                               .log_x = true,
+                                               .log_y = true,
+                                               .log_base_x = 2},
+                                              {.name = "collectives_window_vs_pipelined",
+                                               .kernels = {"collectives"},
+                                               .x = "size",
+                                               .series = "measure",
+                                               .series_title = "{}",
+                                               .where = {{"reduction", param_value(std::string("max"))}},
+                                               .largest = "nodes",
+                                               .per = "operation",
+                                               .title = "Slowest rank's time: one operation per window vs pipelined",
+                                               .x_label = "bytes per rank",
+                                               .log_x = true,
+                                               .log_y = true,
+                                               .log_base_x = 2}}},
+                  [](auto& t, const suite_run& r) {
+                      kernels::windowed_collectives_config c = r.config.collectives;
+                      if (r.config.on_point) c.on_point = r.config.on_point;
+                      return kernels::windowed_collectives(t, c);
+                  }};
+}
+
 /// Every kernel of the suite: CoMet's in the thesis' order (the order of `implemented_kernels`),
 /// then the other seeds'.
 inline const auto& builtin_kernels() {
@@ -264,7 +345,7 @@ inline const auto& builtin_kernels() {
         std::tuple{echo_kernel(),         pairwise_kernel(),      broadcast_kernel(),     global_sum_kernel(),
                    barrier_kernel(),      contention_kernel(),    overlap_kernel(),       update_guard_kernel(),
                    shift_matrix_kernel(), transpose_kernel(),     row_broadcast_kernel(), col_broadcast_kernel(),
-                   commtest_kernel()};
+                   commtest_kernel(),       sync_kernel(),          collectives_kernel()};
     return all;
 }
 

@@ -6,12 +6,14 @@
 // takes the shared settings with `suite_config::configured`.
 #pragma once
 
+#include <comet/kernels/clock_sync.hpp>
 #include <comet/kernels/collectives.hpp>
 #include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/contention.hpp>
 #include <comet/kernels/overlap.hpp>
 #include <comet/kernels/matrix/kernel.hpp>
 #include <comet/kernels/transfer.hpp>
+#include <comet/kernels/windowed_collectives.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/timing/measure.hpp>
 
@@ -23,7 +25,7 @@
 namespace comet {
 
 /// The names of the CoMet suite's kernels, in the thesis' order: what "all" means. The other
-/// seeds' kernels (commtest) run when named.
+/// seeds' kernels (commtest, sync, collectives) run when named.
 inline std::vector<std::string> implemented_kernels() {
     return {"echo",       "pairwise", "broadcast",    "global_sum", "barrier",       "contention",
             "overlap",    "update_guard", "shift_matrix", "transpose", "row_broadcast", "col_broadcast"};
@@ -44,6 +46,11 @@ struct suite_config {
     kernels::matrix_config matrix = {};  ///< update_guard, shift_matrix, transpose, row_broadcast, col_broadcast
     /// COMMTEST's SWAP protocols (seed 001); one exchange per sample whatever `sampling` says.
     kernels::commtest::commtest_config commtest = {};
+    /// Clock synchronisation, linear and log P (seed 002, section 3).
+    kernels::clock_sync_config sync = {};
+    /// Collectives measured in time windows and pipelined, every per-rank reduction (seed 002).
+    /// Its own measurement scheme: `sampling` does not apply.
+    kernels::windowed_collectives_config collectives = {};
     /// When set, how every kernel samples its points, in place of each kernel's own `sampling`.
     std::optional<comet::sampling> sampling = {};
     /// Called on the measuring rank after each point (for progress displays).

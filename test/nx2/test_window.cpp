@@ -1,0 +1,136 @@
+// Tests of comet/timing/window.hpp and the kernel `collectives`
+// (comet/kernels/windowed_collectives.hpp) on the simulated iPSC/860, in virtual time, where
+// every figure is exact and the same on every run: an operation of known length reads exactly
+// that length under every reduction, both ways; the default window never overruns; a window
+// set too short overruns, doubles until it holds, and says so; a skewed clock is synchronised
+// and the first-start-to-last-finish reduction stays within the clock's error; and the seed's
+// LogP example — a linear broadcast, measured pipelined, reads lower than one broadcast alone.
+#include <comet/kernels/windowed_collectives.hpp>
+#include <comet/stats/summary.hpp>
+#include <comet/timing/window.hpp>
+#include <comet/transport/decorators/skewed_clock.hpp>
+#include <comet/transport/nx2.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace nx2_window_test {
+
+using comet::rank_reduction;
+using comet::window_measure;
+namespace k = comet::kernels;
+
+/// `how` of a 100 µs busy operation on every rank of `nodes` simulated nodes.
+inline comet::windowed_point busy_on(int nodes, window_measure how, comet::window_config c = {}) {
+    const int dimension = static_cast<int>(std::ceil(std::log2(nodes)));
+    return comet::nx2::run(
+        comet::nx2::ipsc860(dimension),
+        [&](comet::nx2::transport& t) {
+            comet::global_clock g(t);
+            return comet::measure_windowed(t, g, c, how, [&] { comet::ops::compute(t, comet::work::busy(100e-6)); });
+        },
+        {.ranks = nodes})[0];
+}
+
+/// The median of the records of `operation` measured `how`, reduced by `reduction`.
+inline double median_of(const comet::result_set& r, const std::string& operation, const std::string& how,
+                        const std::string& reduction, std::size_t size) {
+    for (const auto& rec : r.records)
+        if (rec.params.text("operation") == operation && rec.params.text("measure") == how &&
+            rec.params.text("reduction") == reduction && rec.params.number("size") == static_cast<double>(size))
+            return comet::summarize(rec.samples).median;
+    BOOST_FAIL("no record " << operation << " " << how << " " << reduction << " " << size);
+    return 0.0;
+}
+
+}  // namespace nx2_window_test
+
+BOOST_AUTO_TEST_SUITE(nx2_window_measurement)
+
+using namespace nx2_window_test;
+
+BOOST_AUTO_TEST_CASE(a_known_operation_reads_exactly_its_length_and_the_default_window_holds) {
+    for (auto how : {window_measure::window, window_measure::pipelined}) {
+        BOOST_TEST_CONTEXT(comet::to_string(how)) {
+            const comet::windowed_point w = busy_on(6, how, {.measurements = 10, .pipeline = 4});
+            BOOST_TEST(w.overruns == 0u);
+            BOOST_TEST(w.widenings == 0);
+            BOOST_TEST(w.measurements == 10u);
+            BOOST_TEST(w.clock_error == 0.0);
+            // Twice the longest part of any rank: 100 µs once, or four times back to back.
+            BOOST_TEST(w.window == 2 * 100e-6 * (how == window_measure::pipelined ? 4 : 1), boost::test_tools::tolerance(1e-9));
+            for (auto r : comet::all_rank_reductions) {
+                BOOST_TEST_REQUIRE(w.of(r).size() == 10u);
+                for (double x : w.of(r)) BOOST_TEST(x == 100e-6, boost::test_tools::tolerance(1e-9));
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_window_too_short_overruns_doubles_and_reports_it) {
+    const comet::windowed_point w = busy_on(4, window_measure::window, {.measurements = 10, .window_seconds = 10e-6});
+    // 10, 20, 40, 80 µs overrun a 100 µs operation; 160 µs holds.
+    BOOST_TEST(w.widenings == 4);
+    BOOST_TEST(w.window == 160e-6, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(w.measurements == 50u);
+    BOOST_TEST(w.overruns == 4u * 9u);  // in every short batch, every window after the first
+    BOOST_TEST(!w.gave_up);
+    for (double x : w.of(rank_reduction::max)) BOOST_TEST(x == 100e-6, boost::test_tools::tolerance(1e-9));
+
+    // Not allowed to widen enough: it gives up, keeps what started together, and says so.
+    const comet::windowed_point short_ = busy_on(4, window_measure::window,
+                                                 {.measurements = 10, .window_seconds = 10e-6, .max_widenings = 1});
+    BOOST_TEST(short_.gave_up);
+    BOOST_TEST(short_.widenings == 1);
+    BOOST_TEST(short_.of(rank_reduction::max).size() == 1u);  // only the first window of the last batch
+}
+
+BOOST_AUTO_TEST_CASE(a_skewed_clock_bounds_first_start_to_last_finish) {
+    const auto out = comet::nx2::run(
+        comet::nx2::ipsc860(3),
+        [](comet::nx2::transport& inner) {
+            comet::skewed_clock t(inner, comet::seeded_skew(3, inner.rank()), 0.0);
+            comet::global_clock g(t);
+            return comet::measure_windowed(t, g, {.measurements = 6}, window_measure::window,
+                                           [&] { comet::ops::compute(t, comet::work::busy(100e-6)); });
+        });
+    const comet::windowed_point& w = out[0];
+    BOOST_TEST(w.clock_error > 0.0);
+    BOOST_TEST(w.overruns == 0u);
+    BOOST_TEST_REQUIRE(w.of(rank_reduction::span).size() == 6u);
+    for (double x : w.of(rank_reduction::span)) {
+        BOOST_TEST(x >= 100e-6 * (1 - 2e-4));
+        BOOST_TEST(x <= 100e-6 * (1 + 2e-4) + 2 * w.clock_error);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(pipelined_reads_a_linear_broadcast_lower_than_one_broadcast_alone) {
+    // The seed's LogP example (figure 1): the root's sends of the next broadcasts overlap the
+    // last ranks' receives of the previous one, so N back-to-back broadcasts / N undercut one.
+    const auto out = comet::nx2::run(comet::nx2::ipsc860(4), [](comet::nx2::transport& t) {
+        return k::windowed_collectives(t, {.operations = {k::collective_operation::linear_broadcast}, .sizes = {8, 64}});
+    });
+    const comet::result_set& r = out[0];
+    BOOST_TEST_REQUIRE(r.size() == k::windowed_collectives_points({.operations = {k::collective_operation::linear_broadcast},
+                                                                   .sizes = {8, 64}}));
+    for (std::size_t size : {8u, 64u}) {
+        BOOST_TEST_CONTEXT(size << " bytes") {
+            const double window = median_of(r, "linear_broadcast", "window", "max", size);
+            const double pipelined = median_of(r, "linear_broadcast", "pipelined", "max", size);
+            BOOST_TEST(pipelined < window, "pipelined " << pipelined << " s, window " << window << " s");
+            BOOST_TEST(median_of(r, "linear_broadcast", "window", "first_start_to_last_finish", size) == window);
+        }
+    }
+    for (const auto& rec : r.records) {
+        BOOST_TEST((rec.params.number("overruns") == 0.0));
+        BOOST_TEST((rec.params.text("implementation") == "linear"));
+        BOOST_TEST((rec.params.text("scheme") == "none"));  // virtual time is global: no sync
+        BOOST_TEST((rec.params.number("nodes") == 16.0));
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
