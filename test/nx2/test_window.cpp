@@ -61,8 +61,8 @@ BOOST_AUTO_TEST_CASE(a_known_operation_reads_exactly_its_length_and_the_default_
             BOOST_TEST(w.widenings == 0);
             BOOST_TEST(w.measurements == 10u);
             BOOST_TEST(w.clock_error == 0.0);
-            // Twice the longest part of any rank: 100 µs once, or four times back to back.
-            BOOST_TEST(w.window == 2 * 100e-6 * (how == window_measure::pipelined ? 4 : 1), boost::test_tools::tolerance(1e-9));
+            // Four times the longest part of any rank: 100 µs once, or four times back to back.
+            BOOST_TEST(w.window == 4 * 100e-6 * (how == window_measure::pipelined ? 4 : 1), boost::test_tools::tolerance(1e-9));
             for (auto r : comet::all_rank_reductions) {
                 BOOST_TEST_REQUIRE(w.of(r).size() == 10u);
                 for (double x : w.of(r)) BOOST_TEST(x == 100e-6, boost::test_tools::tolerance(1e-9));

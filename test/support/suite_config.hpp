@@ -9,10 +9,16 @@
 
 namespace comet_test {
 
-/// Every kernel (CoMet's and COMMTEST, all 21 protocols), with few sizes and short loops.
+/// Every kernel (CoMet's, COMMTEST with all 21 protocols, sync and the windowed collectives),
+/// with few sizes and short loops.
 inline comet::suite_config whole_suite_small() {
     comet::suite_config cfg;
-    cfg.kernels.push_back("commtest");
+    cfg.kernels.insert(cfg.kernels.end(), {"commtest", "sync", "collectives"});
+    cfg.sync = {.repetitions = 1, .sync = {.patience = 10}};
+    cfg.collectives.operations = {comet::kernels::collective_operation::allreduce};
+    cfg.collectives.sizes = {8};
+    cfg.collectives.window = {.measurements = 3, .pipeline = 2};
+    cfg.collectives.sync = {.patience = 10};
     cfg.commtest.volumes = {8192};
     cfg.commtest.messages = {1, 8, 64};
     cfg.commtest.sampling = comet::fixed_sampling(1, 1);

@@ -17,16 +17,21 @@
 //
 //   1. warm-up: `warmup` operations, each after a barrier, untimed;
 //   2. calibration, unless the window is given: three runs after a barrier, each rank timing
-//      its own part; the window is twice the longest part of any rank plus four times the
-//      clock's estimated error (two ranks' windows may be that far apart in true time), and at
-//      least a microsecond. The announcement's broadcast is timed the same way;
+//      its own part; the window is four times the longest part of any rank plus four times
+//      the clock's estimated error (two ranks' windows may be that far apart in true time), and
+//      at least 5 µs. Three runs see little of an operation's spread, and every time one
+//      measurement outlasts its window the next one is lost: with twice the longest part and no
+//      floor, 38% of the measurements of the default operations overran on two threads ranks
+//      of a 2-core machine (0.5 µs operations in 2 µs windows); with four times, at least
+//      5 µs, and "late" a tenth of a window (step 4), 5%.
+//      The announcement's broadcast is timed the same way;
 //   3. a batch: rank 0 announces a start S on the global clock, four announcement times ahead
 //      (plus one window), by a broadcast. Measurement i belongs to the window beginning at
 //      S + i·w: each rank waits for it (`compute(work::busy)`: a simulated machine charges the
 //      wait in virtual time), reads the global clock, runs the operation, reads it again;
 //   4. rank 0 gathers every rank's starts and ends. A measurement is an overrun when any rank
-//      started it later than 5% of a window after its window began — it was still busy with
-//      the last one (or was descheduled), so the ranks did not start together. Overruns are
+//      started it later than a tenth of a window after its window began — it was still busy
+//      with the last one (or was descheduled), so the ranks did not start together. Overruns are
 //      counted and never used. A batch in which more than `max_overrun_fraction` of the
 //      measurements overran is thrown away and run again with the window doubled (at most
 //      `max_widenings` times; then the last batch's valid measurements are kept and the point
@@ -188,7 +193,7 @@ windowed_point measure_windowed(T& t, global_clock<T>& g, const window_config& c
     }
     std::array<double, 1> announcement{0.0};
     const auto [part, announce] = detail::window::longest_parts(t, 3, operations, announcement);
-    out.window = c.window_seconds > 0.0 ? c.window_seconds : std::max(2 * part + 4 * out.clock_error, 1e-6);
+    out.window = c.window_seconds > 0.0 ? c.window_seconds : std::max(4 * part + 4 * out.clock_error, 5e-6);
 
     const std::size_t m = c.measurements;
     std::vector<double> mine(2 * m);  // starts, then ends
@@ -211,7 +216,7 @@ windowed_point measure_windowed(T& t, global_clock<T>& g, const window_config& c
         std::vector<char> valid;
         if (me == 0) {
             valid.assign(m, 1);
-            const double late = 0.05 * out.window;
+            const double late = 0.1 * out.window;
             for (int r = 0; r < p; ++r) {
                 const double* starts = all.data() + 2 * m * static_cast<std::size_t>(r);
                 for (std::size_t i = 0; i < m; ++i)
