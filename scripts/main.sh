@@ -3,7 +3,10 @@
 # iPSC/860 (2, 4, 8 and 16 nodes, as the thesis did, with its figures beside the measured ones)
 # and on this machine's threads transport, and leaves the reports in report/ipsc860/ and
 # report/threads/ (summary.txt, results.json, CSV files, plots/). Extra arguments go to both
-# runs of the comet program (e.g. --kernels echo,pairwise --reps 200).
+# runs of the comet program (e.g. --kernels echo,pairwise --reps 200). Then global time (Hoefler
+# et al.): clock synchronisation on 2 to 1024 simulated nodes, linear against log P, and the
+# collectives in time windows on 16 simulated nodes and on two threads ranks, in
+# report/ipsc860-sync/, report/ipsc860-collectives/ and report/threads-global-time/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -19,4 +22,10 @@ echo
 echo "== the CoMet suite on this machine's threads transport (2 and 4 ranks)"
 "$build/examples/comet" --transport threads --nodes 2,4 --out "$out/threads" "$@"
 echo
-echo "reports: $out/ipsc860/ and $out/threads/ (summary.txt, results.json, CSV files, plots/)"
+echo "== global time: clock synchronisation on 2 to 1024 simulated nodes, collectives in time windows"
+"$build/examples/comet" --transport ipsc860 --nodes 2,4,8,16,32,64,128,256,512,1024 --kernels sync --out "$out/ipsc860-sync"
+"$build/examples/comet" --transport ipsc860 --nodes 16 --kernels collectives \
+  --operations broadcast,linear_broadcast,reduce,allreduce,barrier,alltoall,gather --out "$out/ipsc860-collectives"
+"$build/examples/comet" --transport threads --nodes 2 --kernels sync,collectives --out "$out/threads-global-time"
+echo
+echo "reports: $out/ipsc860/, $out/threads/, $out/ipsc860-sync/, $out/ipsc860-collectives/, $out/threads-global-time/"

@@ -27,7 +27,9 @@ inline comet::threads::options threads_options(const settings& s) {
         if (key == "eager_limit") opt.eager_limit = static_cast<std::size_t>(v);
         else if (key == "ring_cells") opt.ring_cells = static_cast<std::size_t>(v);
         else if (key == "spin_us") opt.spin = std::chrono::microseconds(v);
-        else throw usage_error("--set " + key + ": the threads transport has no such setting (eager_limit, ring_cells, spin_us)");
+        else if (key == "pin" && v <= 1) opt.pin = v == 1;
+        else if (key == "pin") throw usage_error("--set pin=" + text + ": 0 or 1");
+        else throw usage_error("--set " + key + ": the threads transport has no such setting (eager_limit, ring_cells, spin_us, pin)");
     }
     return opt;
 }
@@ -57,6 +59,10 @@ outcome run_threads(const settings& s, const comet::kernel<Run>&... extra) {
     // the largest group put up to that many threads into the load average.
     comet::record_load_at_end(o.ctx, *std::max_element(groups.begin(), groups.end()));
     for (const auto& [key, value] : s.transport_options) o.ctx.extra.emplace_back(key, value);
+    // Where the ranks ran: one per CPU (threads::options::pin) when the largest group fits.
+    const int largest = *std::max_element(groups.begin(), groups.end());
+    const bool pinned = opt.pin && static_cast<std::size_t>(largest) <= comet::threads::detail::usable_cpus().size();
+    o.ctx.extra.emplace_back("placement", pinned ? "one rank per CPU" : "as the scheduler places them");
     return o;
 }
 

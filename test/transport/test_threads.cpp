@@ -8,11 +8,17 @@
 
 #include "../support/messages.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numeric>
 #include <string>
 #include <vector>
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 namespace threads_test {
 
@@ -263,5 +269,30 @@ BOOST_AUTO_TEST_CASE(allreduce_is_identical_on_every_rank) {
     });
     for (const auto& v : r) BOOST_TEST((v == r[0]));
 }
+
+#if defined(__linux__)
+// Placement (options::pin): with no more ranks than usable CPUs each rank is bound to a CPU of
+// its own, in order; with more ranks, or pin off, nobody is bound.
+BOOST_AUTO_TEST_CASE(each_rank_gets_a_cpu_of_its_own_when_they_fit) {
+    const std::vector<int> cpus = comet::threads::detail::usable_cpus();
+    BOOST_TEST_REQUIRE(!cpus.empty());
+    const auto bound_to = [](comet::threads::transport&) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        ::pthread_getaffinity_np(::pthread_self(), sizeof set, &set);
+        std::vector<int> mine;
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set)) mine.push_back(c);
+        return mine;
+    };
+    const int fit = static_cast<int>(std::min<std::size_t>(cpus.size(), 4));
+    const auto pinned = comet::threads::run(fit, bound_to);
+    for (int r = 0; r < fit; ++r) BOOST_TEST(pinned[static_cast<std::size_t>(r)] == std::vector<int>{cpus[static_cast<std::size_t>(r)]});
+    const auto free = comet::threads::run(fit, bound_to, {.pin = false});
+    for (const auto& mine : free) BOOST_TEST(mine == cpus);
+    const auto crowded = comet::threads::run(static_cast<int>(cpus.size()) + 1, bound_to);
+    for (const auto& mine : crowded) BOOST_TEST(mine == cpus);
+}
+#endif
 
 BOOST_AUTO_TEST_SUITE_END()
