@@ -59,10 +59,9 @@ outcome run_threads(const settings& s, const comet::kernel<Run>&... extra) {
     // the largest group put up to that many threads into the load average.
     comet::record_load_at_end(o.ctx, *std::max_element(groups.begin(), groups.end()));
     for (const auto& [key, value] : s.transport_options) o.ctx.extra.emplace_back(key, value);
-    // Where the ranks ran: one per CPU (threads::options::pin) when the largest group fits.
-    const int largest = *std::max_element(groups.begin(), groups.end());
-    const bool pinned = opt.pin && static_cast<std::size_t>(largest) <= comet::threads::detail::usable_cpus().size();
-    o.ctx.extra.emplace_back("placement", pinned ? "one rank per CPU" : "as the scheduler places them");
+    // Where the ranks started: one per CPU (threads::options::pin) when the largest group fits.
+    const bool pinned = !comet::threads::detail::placement(*std::max_element(groups.begin(), groups.end()), opt).empty();
+    o.ctx.extra.emplace_back("placement", pinned ? "each rank started on a CPU of its own" : "as the scheduler places them");
     return o;
 }
 

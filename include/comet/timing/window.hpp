@@ -144,10 +144,12 @@ void wait_until(T& t, global_clock<T>& g, double global) {
     }
 }
 
-/// The longest time any rank spent in `runs` runs of `body` (each after a barrier), on every rank.
+/// The longest time any rank spent in one of `runs` runs of `body`, and in one broadcast of an
+/// announcement (a double from rank 0), each after a barrier; the same on every rank.
 template <transport T, class Body>
-std::array<double, 2> longest_parts(T& t, std::size_t runs, Body&& body, std::span<double, 1> announcement) {
+std::array<double, 2> longest_parts(T& t, std::size_t runs, Body&& body) {
     std::array<double, 2> longest{0.0, 0.0};
+    std::array<double, 1> announcement{0.0};
     for (std::size_t i = 0; i < runs; ++i) {
         ops::barrier(t);
         double s = t.now();
@@ -155,7 +157,7 @@ std::array<double, 2> longest_parts(T& t, std::size_t runs, Body&& body, std::sp
         longest[0] = std::max(longest[0], t.now() - s);
         ops::barrier(t);
         s = t.now();
-        ops::broadcast(t, 0, std::as_writable_bytes(announcement));
+        ops::broadcast(t, 0, std::as_writable_bytes(std::span(announcement)));
         longest[1] = std::max(longest[1], t.now() - s);
     }
     ops::allreduce_max(t, std::span<double>(longest));
@@ -191,8 +193,7 @@ windowed_point measure_windowed(T& t, global_clock<T>& g, const window_config& c
         ops::barrier(t);
         body();
     }
-    std::array<double, 1> announcement{0.0};
-    const auto [part, announce] = detail::window::longest_parts(t, 3, operations, announcement);
+    const auto [part, announce] = detail::window::longest_parts(t, 3, operations);
     out.window = c.window_seconds > 0.0 ? c.window_seconds : std::max(4 * part + 4 * out.clock_error, 5e-6);
 
     const std::size_t m = c.measurements;
@@ -200,11 +201,11 @@ windowed_point measure_windowed(T& t, global_clock<T>& g, const window_config& c
     std::vector<double> all(me == 0 ? 2 * m * static_cast<std::size_t>(p) : 0);
     for (;;) {
         out.lead = 4 * announce + out.window;
-        announcement[0] = me == 0 ? g.now() + out.lead : 0.0;
+        std::array<double, 1> announcement{me == 0 ? g.now() + out.lead : 0.0};
         ops::broadcast(t, 0, std::as_writable_bytes(std::span(announcement)));
-        const double first = announcement[0];
+        const auto window_start = [&, first = announcement[0]](std::size_t i) { return first + static_cast<double>(i) * out.window; };
         for (std::size_t i = 0; i < m; ++i) {
-            detail::window::wait_until(t, g, first + static_cast<double>(i) * out.window);
+            detail::window::wait_until(t, g, window_start(i));
             mine[i] = g.now();
             operations();
             mine[m + i] = g.now();
@@ -220,7 +221,7 @@ windowed_point measure_windowed(T& t, global_clock<T>& g, const window_config& c
             for (int r = 0; r < p; ++r) {
                 const double* starts = all.data() + 2 * m * static_cast<std::size_t>(r);
                 for (std::size_t i = 0; i < m; ++i)
-                    if (starts[i] > first + static_cast<double>(i) * out.window + late) valid[i] = 0;
+                    if (starts[i] > window_start(i) + late) valid[i] = 0;
             }
             const auto overran = static_cast<std::size_t>(std::count(valid.begin(), valid.end(), 0));
             const bool widen = static_cast<double>(overran) > c.max_overrun_fraction * static_cast<double>(m);

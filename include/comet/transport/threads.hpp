@@ -751,10 +751,10 @@ namespace detail {
 inline void run_ranks(int ranks, const options& opt, const std::function<void(transport&)>& body) {
     if (ranks < 1) raise<invalid_argument>(-1, "threads::run: ", ranks, " ranks; need at least 1");
     world w(ranks, opt);
-    const std::vector<int> cpus = opt.pin ? usable_cpus() : std::vector<int>{};
-    const bool pin = static_cast<std::size_t>(ranks) <= cpus.size();
+    const std::vector<int> cpus = placement(ranks, opt);
+    const std::vector<int> allowed = cpus.empty() ? std::vector<int>{} : usable_cpus();
     const auto rank_main = [&](int r) {
-        if (pin) bind_to_cpu(cpus[static_cast<std::size_t>(r)]);
+        if (!cpus.empty()) start_on_cpu(cpus[static_cast<std::size_t>(r)], allowed);
         {
             transport t(w, r);
             try {

@@ -54,12 +54,16 @@ struct options {
     std::size_t eager_limit = 1000;
     /// Cells (64 bytes each) in the ring of every ordered pair of ranks; a power of two.
     std::size_t ring_cells = 128;
-    /// One CPU per rank: when the run has no more ranks than the process may use CPUs, rank r
-    /// is bound to the r-th of them (Linux; elsewhere nothing happens). A new thread starts on
-    /// its creator's CPU, and the scheduler does not always move it: two ranks spinning for
-    /// each other on one CPU hand over at a context switch per message (on a 2-core VM, one
-    /// run in three kept both ranks of a two-rank run on one CPU for its whole 0.4 s, and every
-    /// barrier took 4 µs instead of 0.25). With more ranks than CPUs nothing is bound.
+    /// A CPU of its own to start on: when the run has no more ranks than the process may use
+    /// CPUs, rank r starts on the r-th of them (Linux; elsewhere nothing happens). A new thread
+    /// starts on its creator's CPU, and the scheduler does not always move it: two ranks
+    /// spinning for each other on one CPU hand over at a context switch per message (on a
+    /// 2-core VM, one run in three kept both ranks of a two-rank run on one CPU for its whole
+    /// 0.4 s, and every barrier took 4 µs instead of 0.25). The rank is moved there and then
+    /// left free to move again, not bound: two processes bound alike (every run binds rank r to
+    /// the r-th CPU) could never be moved apart by the scheduler, and a threads test running
+    /// beside another under ctest -j2 read a 4 KiB echo at 60 µs instead of 1.5. With more
+    /// ranks than CPUs nobody is moved.
     bool pin = true;
 };
 
@@ -78,12 +82,27 @@ inline std::vector<int> usable_cpus() {
     return cpus;
 }
 
-/// Binds the calling thread to CPU `cpu`; false where it could not.
-inline bool bind_to_cpu([[maybe_unused]] int cpu) {
+/// The CPU each of `ranks` ranks starts on under `opt` (rank r: element r), or nothing when
+/// they are left where they start (`pin` off, more ranks than usable CPUs, or no way to ask).
+inline std::vector<int> placement(int ranks, const options& opt) {
+    std::vector<int> cpus = opt.pin ? usable_cpus() : std::vector<int>{};
+    if (ranks < 0 || static_cast<std::size_t>(ranks) > cpus.size()) return {};
+    cpus.resize(static_cast<std::size_t>(ranks));
+    return cpus;
+}
+
+/// Moves the calling thread to CPU `cpu` and leaves it free to run on any of `allowed` again
+/// (it stays where it was put until the scheduler has a reason to move it); false where it
+/// could not.
+inline bool start_on_cpu([[maybe_unused]] int cpu, [[maybe_unused]] const std::vector<int>& allowed) {
 #if defined(__linux__)
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
+    // Setting the calling thread's affinity migrates it before the call returns.
+    if (::pthread_setaffinity_np(::pthread_self(), sizeof set, &set) != 0) return false;
+    CPU_ZERO(&set);
+    for (int c : allowed) CPU_SET(c, &set);
     return ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set) == 0;
 #else
     return false;
