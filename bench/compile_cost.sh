@@ -19,7 +19,10 @@
 #
 # usage: bench/compile_cost.sh [RUNS]
 #   CXX (default g++) names the compiler; EIGEN3_INCLUDE_DIR (default /usr/include/eigen3, from
-#   Debian's libeigen3-dev) Eigen's headers. Needs only the compiler: /usr/bin/time (Debian's
+#   Debian's libeigen3-dev) Eigen's headers. COMET_BASE names another checkout of comet (say a
+#   `git worktree add` of an older commit) to compare with: each TU is then also compiled
+#   against its include/, in turn with this one's, and a second table gives the base's figures —
+#   on a shared machine a before/after measured in one sitting, not in two. Needs only the compiler: /usr/bin/time (Debian's
 #   `time`) when it is there, else a ten-line getrusage wrapper this script compiles first.
 set -euo pipefail
 
@@ -27,11 +30,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 runs=${1:-3}
 cxx=${CXX:-g++}
 eigen=${EIGEN3_INCLUDE_DIR:-/usr/include/eigen3}
-flags=(-std=gnu++20 -O3 -DNDEBUG -I "$root/include" -isystem "$eigen")
+base=${COMET_BASE:-}
+flags=(-std=gnu++20 -O3 -DNDEBUG -isystem "$eigen")
 
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "compile_cost.sh: RUNS must be a count >= 1, got '$runs'" >&2; exit 2; }
 command -v "$cxx" >/dev/null || { echo "compile_cost.sh: no compiler '$cxx' (set CXX)" >&2; exit 1; }
 [[ -f $eigen/Eigen/Core ]] || { echo "compile_cost.sh: no Eigen in $eigen (set EIGEN3_INCLUDE_DIR)" >&2; exit 1; }
+[[ -z $base || -f $base/include/comet/comet.hpp ]] || { echo "compile_cost.sh: COMET_BASE=$base holds no include/comet/comet.hpp" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -78,24 +83,29 @@ EOF
     usage() { "$work/usage" "$@"; }
 fi
 
-# compile NAME: one compile of $work/NAME.cpp; appends "cpu_seconds peak_kilobytes" to $work/NAME.runs.
+# compile NAME ROOT SUFFIX: one compile of $work/NAME.cpp against ROOT/include; appends
+# "cpu_seconds peak_kilobytes" to $work/NAME.runsSUFFIX.
 compile() {
-    if ! usage "$work/$1.usage" "$cxx" "${flags[@]}" -c "$work/$1.cpp" -o "$work/$1.o" 2>"$work/$1.err"; then
-        echo "compile_cost.sh: $1.cpp does not compile:" >&2
+    if ! usage "$work/$1.usage" "$cxx" "${flags[@]}" -I "$2/include" -c "$work/$1.cpp" -o "$work/$1.o" 2>"$work/$1.err"; then
+        echo "compile_cost.sh: $1.cpp does not compile against $2:" >&2
         cat "$work/$1.err" >&2
         exit 1
     fi
-    awk '{ printf "%.2f %d\n", $1 + $2, $3 }' "$work/$1.usage" >>"$work/$1.runs"
+    awk '{ printf "%.2f %d\n", $1 + $2, $3 }' "$work/$1.usage" >>"$work/$1.runs$3"
 }
 
 tus=(kernel_threads umbrella fit)
 for ((i = 0; i < runs; ++i)); do
-    for tu in "${tus[@]}"; do compile "$tu"; done
+    for tu in "${tus[@]}"; do
+        compile "$tu" "$root" ""
+        [[ -z $base ]] || compile "$tu" "$base" .base
+    done
 done
 
-# row NAME LABEL TARGET: the table's line for one TU; TARGET in CPU seconds, or "-" for none.
+# row NAME LABEL TARGET [SUFFIX]: the table's line for one TU; TARGET in CPU seconds, or "-"
+# for none; SUFFIX .base for the base's figures.
 row() {
-    sort -g -k1,1 "$work/$1.runs" | awk -v label="$2" -v target="$3" '
+    sort -g -k1,1 "$work/$1.runs${4:-}" | awk -v label="$2" -v target="$3" '
         { cpu[NR] = $1; if ($2 > peak) peak = $2 }
         END {
             median = NR % 2 ? cpu[(NR + 1) / 2] : (cpu[NR / 2] + cpu[NR / 2 + 1]) / 2
@@ -106,9 +116,19 @@ row() {
 }
 
 echo "compile cost of including comet: $("$cxx" --version | head -n 1)"
-echo "flags: ${flags[*]/#$root\//}; $runs run(s) each, CPU = user + system seconds of the compiler"
+echo "flags: ${flags[*]} -I include; $runs run(s) each, CPU = user + system seconds of the compiler"
+# table SUFFIX: the three rows.
+table() {
+    printf '  %-50s %8s %6s %6s %9s   %-9s\n' "translation unit" "CPU[s]" "min" "max" "peak[MB]" "target"
+    row kernel_threads "kernels/echo.hpp + transport/threads.hpp, echo" 1.5 "$1"
+    row umbrella "comet/comet.hpp, empty main" 3 "$1"
+    row fit "stats/fit.hpp alone (for information)" - "$1"
+}
 echo
-printf '  %-50s %8s %6s %6s %9s   %-9s\n' "translation unit" "CPU[s]" "min" "max" "peak[MB]" "target"
-row kernel_threads "kernels/echo.hpp + transport/threads.hpp, echo" 1.5
-row umbrella "comet/comet.hpp, empty main" 3
-row fit "stats/fit.hpp alone (for information)" -
+[[ -z $base ]] || echo "this checkout ($root):"
+table ""
+if [[ -n $base ]]; then
+    echo
+    echo "base (COMET_BASE=$base), compiled in turn with the above:"
+    table .base
+fi

@@ -6,7 +6,9 @@
 # runs of the comet program (e.g. --kernels echo,pairwise --reps 200). Then global time (Hoefler
 # et al.): clock synchronisation on 2 to 1024 simulated nodes, linear against log P, and the
 # collectives in time windows on 16 simulated nodes and on two threads ranks, in
-# report/ipsc860-sync/, report/ipsc860-collectives/ and report/threads-global-time/.
+# report/ipsc860-sync/, report/ipsc860-collectives/ and report/threads-global-time/. Last, the
+# nonblocking collectives' overhead and progression (seed 002, section 4) on 4 and 16 simulated
+# nodes and two threads ranks, in report/ipsc860-nbc/ and report/threads-nbc/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -28,4 +30,11 @@ echo "== global time: clock synchronisation on 2 to 1024 simulated nodes, collec
   --operations broadcast,linear_broadcast,reduce,allreduce,barrier,alltoall,gather --out "$out/ipsc860-collectives"
 "$build/examples/comet" --transport threads --nodes 2 --kernels sync,collectives --out "$out/threads-global-time"
 echo
-echo "reports: $out/ipsc860/, $out/threads/, $out/ipsc860-sync/, $out/ipsc860-collectives/, $out/threads-global-time/"
+echo "== nonblocking collectives: overhead and progression on 4 and 16 simulated nodes and two threads ranks"
+"$build/examples/comet" --transport ipsc860 --nodes 4,16 --kernels nbc --operations ibarrier,ibcast,iallreduce,ialltoall,igather \
+  --sizes 8,1024,65536 --intervals 65536,32768,21846,16384,4096,1024 --out "$out/ipsc860-nbc"
+"$build/examples/comet" --transport threads --nodes 2 --kernels nbc --operations ibarrier,ibcast,iallreduce,ialltoall,igather \
+  --out "$out/threads-nbc"
+echo
+echo "reports: $out/ipsc860/, $out/threads/, $out/ipsc860-sync/, $out/ipsc860-collectives/, $out/threads-global-time/,"
+echo "         $out/ipsc860-nbc/, $out/threads-nbc/"

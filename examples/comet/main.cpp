@@ -6,7 +6,9 @@
 //         [--cache flushed|warm|repeat:K] [--prepost]                      (--kernels commtest)
 //         [--operations broadcast,allreduce,...] [--window-us W] [--measurements M]
 //         [--sync linear|logp]                                    (--kernels collectives, sync)
-//   comet compare A B [--alpha 0.01] [--threshold 0.05]
+//         [--operations ibcast,iallreduce,...] [--intervals 1024,4096,...]
+//         [--progressions none,test,thread]                                   (--kernels nbc)
+//   comet compare A B [--alpha 0.01] [--threshold 0.10]
 //
 // Prints the tables (with the fitted start-up and per-byte times and the other analyses) and,
 // with --out, writes DIR/results.json, DIR/gbench.json (Google Benchmark's format),
@@ -107,8 +109,8 @@ int compare(int argc, char** argv) {
     po::options_description desc("comet compare A B: run B against run A (each a results.json or a report folder), point by point");
     desc.add_options()("help,h", "show this help")(
         "alpha", po::value<std::string>()->default_value("0.01"), "significance level of the two-sided Mann-Whitney U test")(
-        "threshold", po::value<std::string>()->default_value("0.05"),
-        "least relative change of a median that counts as slower or faster (0.05: 5%)");
+        "threshold", po::value<std::string>()->default_value("0.10"),
+        "least relative change of a median that counts as slower or faster (0.10: 10%)");
     po::options_description runs;
     runs.add_options()("runs", po::value<std::vector<std::string>>());
     po::options_description all;
@@ -165,9 +167,13 @@ settings parse(int argc, char** argv) {
         "pairs", po::value<std::string>(), "commtest: pair sets swapping, e.g. 0-1,0-2,0-2+1-3 (default 0-1)")(
         "cache", po::value<std::string>(), "commtest: flushed | warm (default) | repeat:K")(
         "prepost", "commtest: the seed's reorganised loop (prepost the next receive, complete the previous send late)")(
-        "operations", po::value<std::string>(), "collectives: broadcast,linear_broadcast,reduce,allreduce,barrier,alltoall,gather (default: all but linear_broadcast)")(
-        "window-us", po::value<std::string>(), "collectives: the first time window in µs (default: calibrated; widens when overrun)")(
-        "measurements", po::value<std::string>(), "collectives: single-shot measurements per point (default 20)")(
+        "operations", po::value<std::string>(),
+        "collectives: broadcast,linear_broadcast,reduce,allreduce,barrier,alltoall,gather (default: all but linear_broadcast); "
+        "nbc: ibarrier,ibcast,iallreduce,ialltoall,igather (default: ibcast,iallreduce)")(
+        "intervals", po::value<std::string>(), "nbc: bytes per test call of the test progression (default 1024,4096,16384,65536)")(
+        "progressions", po::value<std::string>(), "nbc: none,test,thread (default: all the transport allows)")(
+        "window-us", po::value<std::string>(), "collectives, nbc: the first time window in µs (default: calibrated; widens when overrun)")(
+        "measurements", po::value<std::string>(), "collectives, nbc: single-shot measurements per point (default 20)")(
         "sync", po::value<std::string>(), "sync and collectives: linear | logp (sync default: both; collectives: logp)")(
         "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt")(
         "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see the README)");
@@ -179,7 +185,7 @@ settings parse(int argc, char** argv) {
         throw usage_error(e.what());
     }
     if (vm.count("help")) {
-        std::cout << "usage: comet [options]\n       comet compare A B [--alpha 0.01] [--threshold 0.05]   (comet compare --help)\n"
+        std::cout << "usage: comet [options]\n       comet compare A B [--alpha 0.01] [--threshold 0.10]   (comet compare --help)\n"
                   << desc << '\n';
         std::exit(0);
     }
@@ -285,20 +291,44 @@ settings parse(int argc, char** argv) {
     }
     if (vm.count("prepost")) c.commtest.prepost = true;
     if (vm.count("operations")) {
-        c.collectives.operations.clear();
+        // One list for both kernels: the blocking names go to collectives, the i-names to nbc;
+        // a kernel none of whose names is given keeps its default.
+        std::vector<comet::kernels::collective_operation> blocking;
+        std::vector<comet::kernels::nbc_operation> nonblocking;
         for (const auto& x : split(vm["operations"].as<std::string>())) {
-            const auto o = comet::kernels::parse_collective_operation(x);
-            if (!o) throw usage_error("--operations: '" + x + "' is not broadcast, linear_broadcast, reduce, allreduce, barrier, alltoall or gather");
-            c.collectives.operations.push_back(*o);
+            if (const auto o = comet::kernels::parse_collective_operation(x)) blocking.push_back(*o);
+            else if (const auto n = comet::kernels::parse_nbc_operation(x)) nonblocking.push_back(*n);
+            else
+                throw usage_error("--operations: '" + x +
+                                  "' is not broadcast, linear_broadcast, reduce, allreduce, barrier, alltoall, gather, "
+                                  "ibarrier, ibcast, iallreduce, ialltoall or igather");
         }
-        if (c.collectives.operations.empty()) throw usage_error("--operations: no operation given");
+        if (blocking.empty() && nonblocking.empty()) throw usage_error("--operations: no operation given");
+        if (!blocking.empty()) c.collectives.operations = blocking;
+        if (!nonblocking.empty()) c.nbc.operations = nonblocking;
     }
-    if (vm.count("sizes")) c.collectives.sizes = c.transfer.sizes;
+    if (vm.count("intervals")) {
+        c.nbc.intervals.clear();
+        for (const auto& x : split(vm["intervals"].as<std::string>()))
+            c.nbc.intervals.push_back(static_cast<std::size_t>(integer("intervals", x, 1, static_cast<long long>(comet::max_message_size))));
+        if (c.nbc.intervals.empty()) throw usage_error("--intervals: no interval given");
+    }
+    if (vm.count("progressions")) {
+        c.nbc.progressions.clear();
+        for (const auto& x : split(vm["progressions"].as<std::string>())) {
+            const auto p = comet::kernels::parse_progression(x);
+            if (!p) throw usage_error("--progressions: '" + x + "' is not none, test or thread");
+            c.nbc.progressions.push_back(*p);
+        }
+        if (c.nbc.progressions.empty()) throw usage_error("--progressions: no progression given");
+    }
+    if (vm.count("sizes")) c.collectives.sizes = c.nbc.sizes = c.transfer.sizes;
     if (vm.count("window-us"))
-        c.collectives.window.window_seconds = real("window-us", vm["window-us"].as<std::string>(), "a time in µs above 0",
-                                                   [](double v) { return v > 0.0 && v <= 1e9; }) * 1e-6;
+        c.collectives.window.window_seconds = c.nbc.window.window_seconds =
+            real("window-us", vm["window-us"].as<std::string>(), "a time in µs above 0", [](double v) { return v > 0.0 && v <= 1e9; }) *
+            1e-6;
     if (vm.count("measurements"))
-        c.collectives.window.measurements =
+        c.collectives.window.measurements = c.nbc.window.measurements =
             static_cast<std::size_t>(integer("measurements", vm["measurements"].as<std::string>(), 1, 1000000));
     if (vm.count("sync")) {
         const auto x = vm["sync"].as<std::string>();
@@ -306,7 +336,7 @@ settings parse(int argc, char** argv) {
         if (x == "linear") scheme = comet::sync_scheme::linear;
         else if (x != "logp" && x != "log_p") throw usage_error("--sync: '" + x + "' is not linear or logp");
         c.sync.schemes = {scheme};
-        c.collectives.sync.scheme = scheme;
+        c.collectives.sync.scheme = c.nbc.sync.scheme = scheme;
     }
     if (vm.count("break"))
         s.break_size = static_cast<double>(integer("break", vm["break"].as<std::string>(), 0, static_cast<long long>(comet::max_message_size)));

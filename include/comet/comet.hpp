@@ -15,6 +15,9 @@
 #include <comet/algorithms/point_to_point.hpp>
 #include <comet/ops/ops.hpp>
 
+#include <comet/nbc/engine.hpp>
+#include <comet/nbc/progress_thread.hpp>
+
 #include <comet/stats/compare.hpp>
 #include <comet/stats/fit.hpp>
 #include <comet/stats/growth.hpp>
@@ -37,6 +40,7 @@
 #include <comet/kernels/echo.hpp>
 #include <comet/kernels/exchange.hpp>
 #include <comet/kernels/matrix/matrix.hpp>
+#include <comet/kernels/nbc.hpp>
 #include <comet/kernels/overlap.hpp>
 #include <comet/kernels/swap.hpp>
 

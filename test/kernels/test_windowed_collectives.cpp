@@ -95,11 +95,7 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_on_every_rank_with_the_value) {
             }
             return "nothing raised";
         });
-        for (std::size_t rank = 0; rank < said.size(); ++rank) {
-            const std::string with_rank = "rank " + std::to_string(rank) + ": ";
-            BOOST_TEST(comet_test::mentions(std::runtime_error(said[rank]), {with_rank.c_str()}));
-            BOOST_TEST(comet_test::mentions(std::runtime_error(said[rank]), words));
-        }
+        comet_test::said_by_every_rank(said, words);
     };
     refused({.operations = {}}, {"no operation"});
     refused({.measures = {}}, {"no measure"});

@@ -8,8 +8,10 @@
 //     values, the natives checked against comet's portable algorithms on the same job),
 //     truncation errors on every receive path, the truncation guard keeping bytes past the
 //     buffer untouched, requests dropped while pending, the buffered decorator, issue 16's MPI
-//     hang examples as regression tests, the kernels and run_suite on the job, and clock
-//     synchronisation under comet::skewed_clock (2 and 4 processes).
+//     hang examples as regression tests, the kernels and run_suite on the job, clock
+//     synchronisation under comet::skewed_clock (2 and 4 processes), and the nonblocking
+//     collectives' engine (comet/nbc/engine.hpp), schedules and MPI's own, against the blocking
+//     collectives.
 // Every process runs every test; rank 0 logs progress, the others only failures. A check that
 // throws inside comet::mpi::run ends the job (MPI_Abort) naming the rank and the message, so a
 // broken rule fails the test instead of hanging it. The `failure` suite is disabled: ctest runs
@@ -20,6 +22,7 @@
 #include <comet/kernels/exchange.hpp>
 #include <comet/kernels/matrix/matrix.hpp>
 #include <comet/kernels/windowed_collectives.hpp>
+#include <comet/nbc/engine.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/suite/suite.hpp>
 #include <comet/testing/conformance.hpp>
@@ -39,9 +42,11 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -955,6 +960,98 @@ BOOST_AUTO_TEST_CASE(windowed_collectives_and_sync_on_the_job) {
         BOOST_TEST(rec->params.text("skew").value_or("") == (global ? "decorator" : "none"));
         BOOST_TEST(rec->samples.size() == 2u);
     }
+}
+
+// The nonblocking collectives' engine (comet/nbc/engine.hpp) on the job, once with its schedules
+// over MPI's point-to-point (prefer_native = false) and once preferring MPI's own (MPI_Ibarrier,
+// MPI_Ibcast, MPI_Iallreduce for the sum; the rest stay schedules): every result exactly the
+// blocking collective's on the same inputs and the same bits on every rank (integer-valued data;
+// each rank compares with the one exact result), sizes 0 to 1 MiB, the pipeline (from 128 KiB)
+// and reduce-scatter (from 2 KiB) included.
+BOOST_AUTO_TEST_CASE(nbc_engine_schedules_and_natives_match_the_blocking_collectives) {
+    run([](transport& t) {
+        const int p = t.size(), me = t.rank();
+        const auto np = static_cast<std::size_t>(p), q = static_cast<std::size_t>(std::bit_floor(np));
+        // Integer-valued: exact sums; the largest and smallest on a different rank per element.
+        const auto value = [&](int r, std::size_t i) { return static_cast<double>(i % 1000) + 3.0 * static_cast<double>((static_cast<std::size_t>(r) + i) % np); };
+        using comet::nbc::reduce_op;
+        const auto reduced = [&](reduce_op op, std::size_t i) {
+            const auto base = static_cast<double>(i % 1000);
+            return op == reduce_op::sum ? p * base + 3.0 * p * (p - 1) / 2 : op == reduce_op::max ? base + 3.0 * (p - 1) : base;
+        };
+        for (const bool prefer_native : {false, true}) {
+            comet::nbc::engine<transport> nb(t, {.prefer_native = prefer_native});
+            const auto ran = [&](comet::nbc::request<transport>& r, bool mpi_has_it, std::string_view algorithm, const char* what) {
+                nb.wait(r);
+                const bool native = prefer_native && mpi_has_it;
+                require(t, r.implementation() == (native ? comet::nbc::implementation::native : comet::nbc::implementation::schedule),
+                        what, ": ran as ", to_string(r.implementation()), " with prefer_native = ", prefer_native);
+                require(t, r.algorithm() == (native ? std::string_view("native") : algorithm), what, ": algorithm ", r.algorithm());
+            };
+            for (int i = 0; i < 2; ++i) {
+                auto r = nb.ibarrier();
+                ran(r, true, "dissemination", "ibarrier");
+            }
+            const std::size_t sizes[] = {0, 1, 100, 4096, 65536, 128 * 1024, mib};
+            for (std::size_t k = 0; k < std::size(sizes); ++k) {
+                const std::size_t n = sizes[k];
+                const int root = static_cast<int>(k % np);
+                const auto want = pattern(n, root + static_cast<int>(k));
+                std::vector<std::byte> data = me == root ? want : std::vector<std::byte>(n), blocking = data;
+                auto r = nb.ibroadcast(root, data);
+                ran(r, true, p > 2 && n >= 128 * 1024 ? "pipeline" : "binomial", "ibroadcast");
+                comet::ops::broadcast(t, root, blocking);
+                require(t, data == want && blocking == data, "ibroadcast of ", n, " bytes from ", root, ": wrong bytes");
+            }
+            for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{255}, std::size_t{256}, mib / 8})
+                for (reduce_op op : {reduce_op::sum, reduce_op::max, reduce_op::min}) {
+                    std::vector<double> v(n), want(n);
+                    for (std::size_t i = 0; i < n; ++i) v[i] = value(me, i), want[i] = reduced(op, i);
+                    std::vector<double> blocking = v;
+                    auto r = nb.iallreduce(v, op);
+                    ran(r, op == reduce_op::sum, n >= 256 && n >= q ? "reduce_scatter_allgather" : "recursive_doubling", "iallreduce");
+                    if (op == reduce_op::sum) comet::ops::allreduce_sum(t, blocking);
+                    if (op == reduce_op::max) comet::ops::allreduce_max(t, blocking);
+                    if (op == reduce_op::min) comet::ops::allreduce_min(t, blocking);
+                    require(t, n == 0 || (std::memcmp(v.data(), want.data(), n * sizeof(double)) == 0 &&
+                                          std::memcmp(blocking.data(), v.data(), n * sizeof(double)) == 0),
+                            "iallreduce ", to_string(op), " of ", n, " doubles: not the blocking one's exact result");
+                }
+            for (std::size_t total : {std::size_t{0}, 8 * np, 5000 * np, mib}) {
+                const std::size_t block = total / np;
+                std::vector<std::byte> out(block * np), in(out.size()), blocking(out.size());
+                for (int to = 0; to < p; ++to) {
+                    const auto part = pattern(block, me * 64 + to);
+                    std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(block) * to);
+                }
+                auto r = nb.ialltoall(out, in);
+                ran(r, false, "linear", "ialltoall");
+                comet::ops::alltoall(t, out, blocking);
+                require(t, in == blocking, "ialltoall of ", block, "-byte blocks differs from alltoall");
+                for (int from = 0; from < p; ++from) {
+                    const auto want = pattern(block, from * 64 + me);
+                    require(t, std::equal(want.begin(), want.end(), in.begin() + static_cast<std::ptrdiff_t>(block) * from),
+                            "ialltoall of ", block, "-byte blocks: rank ", from, "'s block is wrong");
+                }
+            }
+            for (std::size_t n : {std::size_t{0}, std::size_t{24}, mib / np}) {
+                const int root = p - 1;
+                const auto mine = pattern(n, me + 5);
+                std::vector<std::byte> all(me == root ? n * np : 0), blocking(all.size());
+                auto r = nb.igather(root, mine, all);
+                ran(r, false, "linear", "igather");
+                comet::ops::gather(t, root, mine, blocking);
+                require(t, all == blocking, "igather of ", n, " bytes differs from gather");
+                if (me == root)
+                    for (int from = 0; from < p; ++from) {
+                        const auto want = pattern(n, from + 5);
+                        require(t, std::equal(want.begin(), want.end(), all.begin() + static_cast<std::ptrdiff_t>(n) * from),
+                                "igather of ", n, " bytes: rank ", from, "'s block is wrong");
+                    }
+            }
+            require(t, nb.outstanding() == 0, "requests left outstanding");
+        }
+    });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

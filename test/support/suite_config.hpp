@@ -9,16 +9,22 @@
 
 namespace comet_test {
 
-/// Every kernel (CoMet's, COMMTEST with all 21 protocols, sync and the windowed collectives),
+/// Every kernel (CoMet's, COMMTEST with all 21 protocols, sync, the windowed collectives and the
+/// nonblocking ones),
 /// with few sizes and short loops.
 inline comet::suite_config whole_suite_small() {
     comet::suite_config cfg;
-    cfg.kernels.insert(cfg.kernels.end(), {"commtest", "sync", "collectives"});
+    cfg.kernels.insert(cfg.kernels.end(), {"commtest", "sync", "collectives", "nbc"});
     cfg.sync = {.repetitions = 1, .sync = {.patience = 10}};
     cfg.collectives.operations = {comet::kernels::collective_operation::allreduce};
     cfg.collectives.sizes = {8};
     cfg.collectives.window = {.measurements = 3, .pipeline = 2};
     cfg.collectives.sync = {.patience = 10};
+    cfg.nbc.operations = {comet::kernels::nbc_operation::iallreduce};
+    cfg.nbc.sizes = {8};
+    cfg.nbc.intervals = {1024};
+    cfg.nbc.window = {.measurements = 3};
+    cfg.nbc.sync = {.patience = 10};
     cfg.commtest.volumes = {8192};
     cfg.commtest.messages = {1, 8, 64};
     cfg.commtest.sampling = comet::fixed_sampling(1, 1);

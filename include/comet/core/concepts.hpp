@@ -143,6 +143,13 @@ concept progress_transport = transport<T> && requires(T& t) {
     { t.progress() } -> std::same_as<void>;
 };
 
+/// Calls from a second thread: a rank's transport may be called from a thread other than the one
+/// it was given, one thread at a time, handed over by a synchronising operation (MPI_THREAD_SERIALIZED's
+/// promise; what a progress thread needs, nbc/progress_thread.hpp). Says so with
+/// `static constexpr bool thread_serialized = true;`.
+template <class T>
+concept thread_serialized_transport = transport<T> && requires { requires T::thread_serialized; };
+
 /// Which optional capabilities a transport type offers, for reports ("not supported").
 struct capabilities {
     bool synchronous_send = false;
@@ -151,13 +158,15 @@ struct capabilities {
     bool sendrecv = false;
     bool nonblocking_collectives = false;
     bool progress = false;
+    bool thread_serialized = false;
     friend constexpr bool operator==(const capabilities&, const capabilities&) = default;
 };
 
 template <transport T>
 constexpr capabilities capabilities_of() noexcept {
     return {synchronous_send_transport<T>, ready_send_transport<T>, buffered_send_transport<T>,
-            sendrecv_transport<T>,         nonblocking_collective_transport<T>, progress_transport<T>};
+            sendrecv_transport<T>,         nonblocking_collective_transport<T>, progress_transport<T>,
+            thread_serialized_transport<T>};
 }
 
 }  // namespace comet

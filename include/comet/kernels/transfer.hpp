@@ -101,49 +101,54 @@ inline std::size_t largest_size(const transfer_config& cfg) {
 
 namespace detail {
 
-/// Checks `cfg` on the calling rank and returns the hop distances to measure (none when it
-/// gives links). Every rank checks the same config, so a bad value fails on every rank with the
-/// same message.
-template <transport T>
-std::vector<int> transfer_hops(const T& t, const transfer_config& cfg, std::string_view kernel) {
-    const int p = t.size();
-    if (p < 2) raise<invalid_argument>(t.rank(), kernel, " needs at least 2 ranks; the group has ", p);
+/// Checks `cfg` on rank `rank` of a group of `p` and returns the hop distances to measure (none
+/// when it gives links). Every rank checks the same config, so a bad value fails on every rank
+/// with the same message. Not a template (it needs only the rank and the group's size): one
+/// copy serves echo and pairwise on every transport.
+inline std::vector<int> check_transfer(int rank, int p, const transfer_config& cfg, std::string_view kernel) {
+    if (p < 2) raise<invalid_argument>(rank, kernel, " needs at least 2 ranks; the group has ", p);
     if (cfg.test_node < 0 || cfg.test_node >= p)
-        raise<invalid_argument>(t.rank(), kernel, ": test node ", cfg.test_node, " is outside 0..", p - 1);
-    check_sampling(t.rank(), kernel, cfg.sampling);
-    if (cfg.tag < 0 || cfg.tag > max_tag) raise<invalid_argument>(t.rank(), kernel, ": tag ", cfg.tag, " is outside 0..", max_tag);
+        raise<invalid_argument>(rank, kernel, ": test node ", cfg.test_node, " is outside 0..", p - 1);
+    check_sampling(rank, kernel, cfg.sampling);
+    if (cfg.tag < 0 || cfg.tag > max_tag) raise<invalid_argument>(rank, kernel, ": tag ", cfg.tag, " is outside 0..", max_tag);
     for (std::size_t n : cfg.sizes)
         if (n > max_message_size)
-            raise<invalid_argument>(t.rank(), kernel, ": message size ", n, " exceeds the ", max_message_size, "-byte limit");
+            raise<invalid_argument>(rank, kernel, ": message size ", n, " exceeds the ", max_message_size, "-byte limit");
     if (!cfg.links.empty()) {
         if (!cfg.hops.empty())
-            raise<invalid_argument>(t.rank(), kernel, ": give links or hops, not both (", cfg.links.size(), " links, ",
+            raise<invalid_argument>(rank, kernel, ": give links or hops, not both (", cfg.links.size(), " links, ",
                                     cfg.hops.size(), " hop distances)");
         for (std::size_t i = 0; i < cfg.links.size(); ++i) {
             const link& l = cfg.links[i];
             for (int r : {l.from, l.to})
                 if (r < 0 || r >= p)
-                    raise<invalid_argument>(t.rank(), kernel, ": link ", l.from, " -> ", l.to, ": rank ", r, " is outside 0..", p - 1);
-            if (l.from == l.to) raise<invalid_argument>(t.rank(), kernel, ": link ", l.from, " -> ", l.to, " joins a rank to itself");
+                    raise<invalid_argument>(rank, kernel, ": link ", l.from, " -> ", l.to, ": rank ", r, " is outside 0..", p - 1);
+            if (l.from == l.to) raise<invalid_argument>(rank, kernel, ": link ", l.from, " -> ", l.to, " joins a rank to itself");
             for (std::size_t j = 0; j < i; ++j)
                 if ((cfg.links[j].from == l.from && cfg.links[j].to == l.to) ||
                     (cfg.links[j].from == l.to && cfg.links[j].to == l.from))
-                    raise<invalid_argument>(t.rank(), kernel, ": link ", l.from, " -> ", l.to, " repeats link ",
+                    raise<invalid_argument>(rank, kernel, ": link ", l.from, " -> ", l.to, " repeats link ",
                                             cfg.links[j].from, " -> ", cfg.links[j].to);
         }
         return {};
     }
-    if (cfg.concurrent) raise<invalid_argument>(t.rank(), kernel, ": concurrent needs links, and none are given");
+    if (cfg.concurrent) raise<invalid_argument>(rank, kernel, ": concurrent needs links, and none are given");
     const std::vector<int> hops = cfg.hops.empty() ? default_hops(cfg.test_node, p) : cfg.hops;
     for (int h : hops) {
-        if (h < 0) raise<invalid_argument>(t.rank(), kernel, ": hop distance ", h, " is negative");
+        if (h < 0) raise<invalid_argument>(rank, kernel, ": hop distance ", h, " is negative");
         try {
             (void)hop_node(cfg.test_node, h, p);
         } catch (const invalid_argument& e) {
-            raise<invalid_argument>(t.rank(), kernel, ": ", e.what());
+            raise<invalid_argument>(rank, kernel, ": ", e.what());
         }
     }
     return hops;
+}
+
+/// `check_transfer` on `t`'s rank and group.
+template <transport T>
+std::vector<int> transfer_hops(const T& t, const transfer_config& cfg, std::string_view kernel) {
+    return check_transfer(t.rank(), t.size(), cfg, kernel);
 }
 
 /// What a rank does in one iteration of the concurrent mode: echo's round trips, or pairwise

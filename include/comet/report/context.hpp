@@ -300,7 +300,7 @@ inline build_info this_build() {
 
 /// What transport type `T` offers beyond the eight-member core: its optional capabilities by
 /// the names of their members ("ssend", "rsend", "bsend", "sendrecv",
-/// "nonblocking_collectives", "progress"), then "native <op>" for each operation of
+/// "nonblocking_collectives", "progress", "thread_serialized"), then "native <op>" for each operation of
 /// comet/ops/ it implements itself. An operation not named runs comet's portable algorithm
 /// over the core, so a reader knows whose barrier a barrier time is.
 /// @code  ctx.transport_capabilities = comet::describe_capabilities<comet::threads::transport>();  @endcode
@@ -311,7 +311,7 @@ std::vector<std::string> describe_capabilities() {
     for (const auto& [has, name] : {std::pair{c.synchronous_send, "ssend"}, std::pair{c.ready_send, "rsend"},
                                     std::pair{c.buffered_send, "bsend"}, std::pair{c.sendrecv, "sendrecv"},
                                     std::pair{c.nonblocking_collectives, "nonblocking_collectives"},
-                                    std::pair{c.progress, "progress"}})
+                                    std::pair{c.progress, "progress"}, std::pair{c.thread_serialized, "thread_serialized"}})
         if (has) out.emplace_back(name);
     using ops::implementation;
     const std::pair<implementation, const char*> native[] = {

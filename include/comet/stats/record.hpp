@@ -93,7 +93,8 @@ private:
 /// implementation that ran (native / portable), the send form of a both-send-first exchange,
 /// the sampling order and its seed, and a figure measured beside the point (a broadcast's
 /// closing barrier, COMMTEST's global elapsed time and whether its protocol shakes hands;
-/// a windowed point's window, overruns and clock error; a clock sync's exchanges and errors). Analyses that line points up across
+/// a windowed point's window, overruns and clock error; a clock sync's exchanges and errors; a
+/// nonblocking collective's parts of its overhead and the curve it is drawn on). Analyses that line points up across
 /// records (a curve over group sizes, sync against async) leave these out of the points'
 /// identity. Not `reduction`: whose time a sample is (the test node's, the slowest rank's,
 /// first start to last finish) makes it a different quantity, and a windowed collective has a
@@ -102,7 +103,8 @@ inline bool is_descriptive_param(std::string_view name) noexcept {
     return name == "implementation" || name == "form" || name == "order" || name == "seed" || name == "closing_barrier" ||
            name == "elapsed" || name == "handshake" || name == "window" || name == "widenings" || name == "overruns" ||
            name == "measurements" || name == "clock_error" || name == "lead" || name == "exchanges" ||
-           name == "estimated_error" || name == "true_error";
+           name == "estimated_error" || name == "true_error" || name == "blocking" || name == "compute" || name == "t_init" ||
+           name == "t_test" || name == "t_wait" || name == "hidden" || name == "tests" || name == "workload" || name == "curve";
 }
 
 /// One measured point: which kernel, where (its parameters), and every raw sample in seconds.

@@ -15,6 +15,7 @@
 #include <comet/kernels/echo.hpp>
 #include <comet/kernels/exchange.hpp>
 #include <comet/kernels/matrix/matrix.hpp>
+#include <comet/kernels/nbc.hpp>
 #include <comet/kernels/overlap.hpp>
 #include <comet/kernels/windowed_collectives.hpp>
 #include <comet/report/thesis_plots.hpp>
@@ -338,6 +339,63 @@ inline auto collectives_kernel() {
                   }};
 }
 
+/// Nonblocking collectives (seed 002, section 4, figures 10–11): per operation, size and
+/// implementation, the blocking time T_b and the time- and work-based overhead under each
+/// progression. Plots, on the largest group: per operation and method, overhead against size for
+/// every progression (T_b beside them); and, with the test progression, overhead against the
+/// test interval per size (the seed's progression benchmark).
+inline auto nbc_kernel() {
+    const auto overhead = [](std::string method, std::string title) {
+        return plot_description{.name = "nbc_overhead_" + method,
+                                .kernels = {"nbc"},
+                                .x = "size",
+                                .series = "curve",
+                                .series_title = "{}",
+                                .where = {{"implementation", param_value(std::string("schedule"))}},
+                                .largest = "nodes",
+                                .per = "operation",
+                                .title = std::move(title),
+                                .x_label = "bytes",
+                                .y_label = "median overhead of the slowest rank [µs]",
+                                .log_x = true,
+                                .log_y = true,
+                                .log_base_x = 2};
+    };
+    plot_description time = overhead("time", "Nonblocking collective: time-based overhead vs size, per progression");
+    time.where.push_back({"method", param_value(std::string("time"))});
+    plot_description work = overhead("work", "Nonblocking collective: work-based overhead vs size, per progression");
+    work.where.push_back({"method", param_value(std::string("work"))});
+    plot_description blocking = overhead("blocking", "Nonblocking collective started and waited for at once (T_b) vs size");
+    blocking.where.push_back({"method", param_value(std::string("blocking"))});
+    blocking.series = "implementation";
+    blocking.where.erase(blocking.where.begin());
+    blocking.y_label = "median time of the slowest rank [µs]";
+    return kernel{kernel_descriptor{.name = "nbc",
+                                    .points = [](const suite_config& c, int) { return kernels::nbc_points(c.nbc); },
+                                    .plots = {std::move(blocking), std::move(time), std::move(work),
+                                              {.name = "nbc_progression",
+                                               .kernels = {"nbc"},
+                                               .x = "interval",
+                                               .series = "size",
+                                               .series_title = "{} bytes",
+                                               .where = {{"progression", param_value(std::string("test"))},
+                                                         {"method", param_value(std::string("time"))},
+                                                         {"implementation", param_value(std::string("schedule"))}},
+                                               .largest = "nodes",
+                                               .per = "operation",
+                                               .title = "Test progression: time-based overhead vs bytes per test call",
+                                               .x_label = "bytes per test call (interval)",
+                                               .y_label = "median overhead of the slowest rank [µs]",
+                                               .log_x = true,
+                                               .log_y = true,
+                                               .log_base_x = 2}}},
+                  [](auto& t, const suite_run& r) {
+                      kernels::nbc_config c = r.config.nbc;
+                      if (r.config.on_point) c.on_point = r.config.on_point;
+                      return kernels::nbc(t, c);
+                  }};
+}
+
 /// Every kernel of the suite: CoMet's in the thesis' order (the order of `implemented_kernels`),
 /// then the other seeds'.
 inline const auto& builtin_kernels() {
@@ -345,7 +403,7 @@ inline const auto& builtin_kernels() {
         std::tuple{echo_kernel(),         pairwise_kernel(),      broadcast_kernel(),     global_sum_kernel(),
                    barrier_kernel(),      contention_kernel(),    overlap_kernel(),       update_guard_kernel(),
                    shift_matrix_kernel(), transpose_kernel(),     row_broadcast_kernel(), col_broadcast_kernel(),
-                   commtest_kernel(),       sync_kernel(),          collectives_kernel()};
+                   commtest_kernel(),       sync_kernel(),          collectives_kernel(),   nbc_kernel()};
     return all;
 }
 

@@ -12,6 +12,7 @@
 #include <comet/kernels/contention.hpp>
 #include <comet/kernels/overlap.hpp>
 #include <comet/kernels/matrix/kernel.hpp>
+#include <comet/kernels/nbc.hpp>
 #include <comet/kernels/transfer.hpp>
 #include <comet/kernels/windowed_collectives.hpp>
 #include <comet/stats/record.hpp>
@@ -25,7 +26,7 @@
 namespace comet {
 
 /// The names of the CoMet suite's kernels, in the thesis' order: what "all" means. The other
-/// seeds' kernels (commtest, sync, collectives) run when named.
+/// seeds' kernels (commtest, sync, collectives, nbc) run when named.
 inline std::vector<std::string> implemented_kernels() {
     return {"echo",       "pairwise", "broadcast",    "global_sum", "barrier",       "contention",
             "overlap",    "update_guard", "shift_matrix", "transpose", "row_broadcast", "col_broadcast"};
@@ -51,6 +52,9 @@ struct suite_config {
     /// Collectives measured in time windows and pipelined, every per-rank reduction (seed 002).
     /// Its own measurement scheme: `sampling` does not apply.
     kernels::windowed_collectives_config collectives = {};
+    /// Nonblocking collectives: blocking time, time- and work-based overhead, progression (seed
+    /// 002, section 4). Its own measurement scheme: `sampling` does not apply.
+    kernels::nbc_config nbc = {};
     /// When set, how every kernel samples its points, in place of each kernel's own `sampling`.
     std::optional<comet::sampling> sampling = {};
     /// Called on the measuring rank after each point (for progress displays).

@@ -30,6 +30,7 @@
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
+#include <comet/core/function_ref.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
@@ -270,9 +271,14 @@ void share(T& t, int decider, const rank_set& ranks, V& v) {
 /// timing at once, each for its own records, is how concurrent links are measured.
 /// @pre every rank of `ranks` calls it with the same arguments, and `sample` makes matching
 ///      calls on every rank for the same (point, iterations); no other rank calls it.
-template <transport T, class Sample>
+///
+/// `sample` is called through a function_ref, once per sample (its repeat loop inside it is
+/// the kernel's own code, compiled with the kernel's body inlined): so one copy of the engine
+/// serves every kernel of a program on a transport, instead of a copy per kernel and mode.
+template <transport T>
 std::vector<sampled_point> sample_points(T& t, std::size_t points, const sampling& cfg, int decider, const rank_set& ranks,
-                                         sample_reduction red, Sample&& sample) {
+                                         sample_reduction red,
+                                         function_ref<std::optional<repeat_result>(std::size_t, std::size_t)> sample) {
     const bool deciding = t.rank() == decider;
     std::vector<sampled_point> out(points);
     if (points == 0) return out;
@@ -427,6 +433,44 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
     return out;
 }
 
+namespace detail {
+
+/// `measured` as one vector of doubles for `forward_points`: [samples n, iterations, stop,
+/// short_samples, n samples, n overheads], point after point.
+inline std::vector<double> pack_points(const std::vector<sampled_point>& measured) {
+    std::vector<double> v;
+    for (const auto& x : measured) {
+        v.push_back(static_cast<double>(x.samples.size()));
+        v.push_back(static_cast<double>(x.iterations));
+        v.push_back(static_cast<double>(static_cast<int>(x.stop)));
+        v.push_back(x.short_samples ? 1.0 : 0.0);
+        v.insert(v.end(), x.samples.begin(), x.samples.end());
+        v.insert(v.end(), x.overheads.begin(), x.overheads.end());
+    }
+    return v;
+}
+
+/// The `points` measurements `pack_points` put in `v` (sent by rank `from`, unpacked on `rank`).
+inline std::vector<sampled_point> unpack_points(const std::vector<double>& v, std::size_t points, int rank, int from) {
+    std::vector<sampled_point> out(points);
+    std::size_t at = 0;
+    for (auto& x : out) {
+        if (at + 4 > v.size()) raise<error>(rank, "forward_points: the measurements from rank ", from, " are cut short");
+        const auto n = static_cast<std::size_t>(v[at]);
+        x.iterations = static_cast<std::size_t>(v[at + 1]);
+        x.stop = static_cast<stop_reason>(static_cast<int>(v[at + 2]));
+        x.short_samples = v[at + 3] != 0.0;
+        at += 4;
+        if (at + 2 * n > v.size()) raise<error>(rank, "forward_points: the measurements from rank ", from, " are cut short");
+        x.samples.assign(v.begin() + static_cast<std::ptrdiff_t>(at), v.begin() + static_cast<std::ptrdiff_t>(at + n));
+        x.overheads.assign(v.begin() + static_cast<std::ptrdiff_t>(at + n), v.begin() + static_cast<std::ptrdiff_t>(at + 2 * n));
+        at += 2 * n;
+    }
+    return out;
+}
+
+}  // namespace detail
+
 /// Moves the measurements of `points` points from rank `from` to rank `to` (for a kernel whose
 /// timing rank is not the rank that returns the records). Call on both: `from` passes what it
 /// measured and gets it back unchanged; `to` gets the copy. On any other rank, or when `from`
@@ -436,16 +480,7 @@ std::vector<sampled_point> forward_points(T& t, int from, int to, int tag, std::
                                           std::size_t points) {
     if (from == to || (t.rank() != from && t.rank() != to)) return measured;
     if (t.rank() == from) {
-        // [samples n, iterations, stop, short_samples, n samples, n overheads], point after point.
-        std::vector<double> v;
-        for (const auto& x : measured) {
-            v.push_back(static_cast<double>(x.samples.size()));
-            v.push_back(static_cast<double>(x.iterations));
-            v.push_back(static_cast<double>(static_cast<int>(x.stop)));
-            v.push_back(x.short_samples ? 1.0 : 0.0);
-            v.insert(v.end(), x.samples.begin(), x.samples.end());
-            v.insert(v.end(), x.overheads.begin(), x.overheads.end());
-        }
+        const std::vector<double> v = detail::pack_points(measured);
         const std::uint64_t length = v.size();
         ops::send(t, to, tag, std::as_bytes(std::span(&length, 1)));
         ops::send(t, to, tag, std::as_bytes(std::span(v)));
@@ -455,21 +490,7 @@ std::vector<sampled_point> forward_points(T& t, int from, int to, int tag, std::
     ops::recv(t, from, tag, std::as_writable_bytes(std::span(&length, 1)));
     std::vector<double> v(static_cast<std::size_t>(length));
     ops::recv(t, from, tag, std::as_writable_bytes(std::span(v)));
-    std::vector<sampled_point> out(points);
-    std::size_t at = 0;
-    for (auto& x : out) {
-        if (at + 4 > v.size()) raise<error>(t.rank(), "forward_points: the measurements from rank ", from, " are cut short");
-        const auto n = static_cast<std::size_t>(v[at]);
-        x.iterations = static_cast<std::size_t>(v[at + 1]);
-        x.stop = static_cast<stop_reason>(static_cast<int>(v[at + 2]));
-        x.short_samples = v[at + 3] != 0.0;
-        at += 4;
-        if (at + 2 * n > v.size()) raise<error>(t.rank(), "forward_points: the measurements from rank ", from, " are cut short");
-        x.samples.assign(v.begin() + static_cast<std::ptrdiff_t>(at), v.begin() + static_cast<std::ptrdiff_t>(at + n));
-        x.overheads.assign(v.begin() + static_cast<std::ptrdiff_t>(at + n), v.begin() + static_cast<std::ptrdiff_t>(at + 2 * n));
-        at += 2 * n;
-    }
-    return out;
+    return detail::unpack_points(v, points, t.rank(), from);
 }
 
 }  // namespace comet

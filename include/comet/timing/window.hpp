@@ -111,6 +111,10 @@ struct windowed_point {
     std::size_t overruns = 0;      ///< of those, the overruns (never used)
     bool gave_up = false;          ///< still overrunning after `max_widenings` doublings
     double clock_error = 0.0;      ///< the largest estimated error of any rank's global clock (s)
+    /// Which measurements of the last batch were kept (indices 0..measurements−1 of that batch,
+    /// rising; on rank 0): the body's last `window_config::measurements` calls on every rank are
+    /// that batch, so a body that logs figures of its own can pick the kept ones.
+    std::vector<std::size_t> kept;
 
     const std::vector<double>& of(rank_reduction r) const { return samples[static_cast<std::size_t>(r)]; }
 };
@@ -241,6 +245,7 @@ windowed_point measure_windowed(T& t, global_clock<T>& g, const window_config& c
             std::vector<double> starts(static_cast<std::size_t>(p)), ends(static_cast<std::size_t>(p));
             for (std::size_t i = 0; i < m; ++i) {
                 if (!valid[i]) continue;
+                out.kept.push_back(i);
                 for (int r = 0; r < p; ++r) {
                     starts[static_cast<std::size_t>(r)] = all[2 * m * static_cast<std::size_t>(r) + i];
                     ends[static_cast<std::size_t>(r)] = all[2 * m * static_cast<std::size_t>(r) + m + i];

@@ -172,6 +172,9 @@ public:
     }
     /// Whether that `bsend` is a copying mode of its own (core/concepts.hpp, buffering_transport).
     static constexpr bool bsend_copies = requires { requires Inner::bsend_copies; };
+    /// Whether the inner transport may be called from a second thread, one at a time
+    /// (nbc/progress_thread.hpp). A decorator that keeps per-thread state must say false.
+    static constexpr bool thread_serialized = requires { requires Inner::thread_serialized; };
     status sendrecv(int dest, int send_tag, const_bytes out, int source, int recv_tag, mutable_bytes in)
         requires sendrecv_transport<Inner>
     {

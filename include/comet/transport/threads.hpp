@@ -29,6 +29,7 @@
 #include <comet/core/checks.hpp>
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
+#include <comet/core/function_ref.hpp>
 #include <comet/core/types.hpp>
 #include <comet/core/work.hpp>
 #include <comet/transport/threads/channel.hpp>
@@ -40,7 +41,6 @@
 #include <cstring>
 #include <deque>
 #include <exception>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -334,6 +334,10 @@ public:
     }
     /// All ranks read the same steady clock.
     bool clock_is_global() const noexcept { return true; }
+    /// A rank's transport may be called from a thread other than the one `run` gave it, one
+    /// thread at a time, handed over by a synchronising operation (a progress thread:
+    /// nbc/progress_thread.hpp): it keeps no per-thread state.
+    static constexpr bool thread_serialized = true;
 
     void compute(const work& w) { perform(w); }
 
@@ -609,7 +613,7 @@ private:
         delete m;
     }
 
-    std::string truncated(int want_source, int want_tag, const status& got, std::size_t capacity) const {
+    [[gnu::cold]] std::string truncated(int want_source, int want_tag, const status& got, std::size_t capacity) const {
         return comet::detail::concat("rank ", rank_, ": recv from ",
                                      want_source == any_source ? "any rank" : "rank " + std::to_string(want_source), " (",
                                      want_tag == any_tag ? "any tag" : "tag " + std::to_string(want_tag), "): the ", got.size,
@@ -661,6 +665,14 @@ private:
     template <class Ready>
     void await(Ready&& ready, const detail::wait_desc& desc) {
         if (ready(false)) return;
+        wait_until(ready, desc);
+    }
+
+    /// The waiting of `await` once the first look found nothing: one copy for every condition
+    /// a rank waits for (a copy per condition was ~1-6 KB of code each to compile in every
+    /// program). The condition is called through a function_ref, an indirect call per look
+    /// beside the pause instruction of every spin round.
+    [[gnu::noinline]] void wait_until(function_ref<bool(bool)> ready, const detail::wait_desc& desc) {
         check_stop();
         detail::world& w = *world_;
         // Spin without yielding for a couple of microseconds (the partner is usually on
@@ -748,7 +760,7 @@ static_assert(synchronous_send_transport<transport> && ready_send_transport<tran
 namespace detail {
 
 /// Runs `body` on `ranks` threads and rethrows the first failure.
-inline void run_ranks(int ranks, const options& opt, const std::function<void(transport&)>& body) {
+inline void run_ranks(int ranks, const options& opt, function_ref<void(transport&)> body) {
     if (ranks < 1) raise<invalid_argument>(-1, "threads::run: ", ranks, " ranks; need at least 1");
     world w(ranks, opt);
     const std::vector<int> cpus = placement(ranks, opt);

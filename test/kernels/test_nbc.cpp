@@ -1,0 +1,182 @@
+// Tests of comet/kernels/nbc.hpp (the kernel `nbc`): a record per point on rank 0 with the
+// params a reader needs, on the threads transport (every progression, the thread one included)
+// and the simulated iPSC/860 (the seed's shape, in virtual time: without progression a 64 KiB
+// broadcast on 16 nodes leaves most of its time to the wait, and test calls at shrinking
+// intervals hide more and more of it); "not supported" records for what a transport lacks; bad
+// input refused on every rank with the value.
+#include <comet/kernels/nbc.hpp>
+#include <comet/stats/summary.hpp>
+#include <comet/transport/nx2.hpp>
+#include <comet/transport/threads.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include "../support/messages.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace nbc_kernel_test {
+
+namespace k = comet::kernels;
+
+inline const k::nbc_config quick{.operations = {k::nbc_operation::ibarrier, k::nbc_operation::ibcast, k::nbc_operation::iallreduce,
+                                                k::nbc_operation::ialltoall, k::nbc_operation::igather},
+                                 .sizes = {8, 4096},
+                                 .intervals = {1024, 65536},
+                                 .window = {.measurements = 4, .max_widenings = 3}};
+
+inline double median(const comet::record& r) { return comet::summarize(r.samples).median; }
+
+/// The time-based record of `progression` at `interval` (0: none) in `r`.
+inline const comet::record* find(const comet::result_set& r, std::string_view method, std::string_view progression, double interval) {
+    for (const auto& rec : r.records)
+        if (rec.params.text("method") == method && rec.params.text("progression") == progression &&
+            rec.params.number("interval") == interval)
+            return &rec;
+    return nullptr;
+}
+
+}  // namespace nbc_kernel_test
+
+BOOST_AUTO_TEST_SUITE(nbc_kernel)
+
+using namespace nbc_kernel_test;
+
+BOOST_AUTO_TEST_CASE(threads_every_operation_progression_and_method_has_its_record_on_rank_0) {
+    // Two ranks: with a progress thread each, a third would oversubscribe a 2-core machine
+    // further (groups that are not a power of two are covered by test/nbc).
+    const auto out = comet::threads::run(2, [](comet::threads::transport& t) { return k::nbc(t, quick); });
+    BOOST_TEST(out[1].empty());
+    const comet::result_set& r = out[0];
+    // Per operation and size (ibarrier: one): blocking, then 2 methods × (none, test at 2
+    // intervals, thread) — the threads transport allows a progress thread.
+    BOOST_TEST_REQUIRE(r.size() == k::nbc_points<comet::threads::transport>(quick));
+    BOOST_TEST(r.size() == 9u * (1u + 2u * 4u));
+    std::set<std::string> curves;
+    for (const auto& rec : r.records) {
+        BOOST_TEST(rec.kernel == "nbc");
+        for (const char* name : {"operation", "size", "nodes", "implementation", "algorithm", "method", "window", "overruns", "blocking"})
+            BOOST_TEST(rec.params.contains(name), name);
+        BOOST_TEST((rec.params.text("implementation") == "schedule"));  // no native nonblocking collectives here
+        for (const auto& note : rec.notes)  // only a window that kept overrunning on a loaded machine
+            BOOST_TEST(comet_test::mentions(std::runtime_error(note), {"the window kept overrunning"}));
+        BOOST_TEST((!rec.samples.empty() || !rec.notes.empty()));
+        if (rec.params.text("method") == "blocking") {
+            for (double x : rec.samples) BOOST_TEST(x > 0.0);
+            continue;
+        }
+        for (const char* name : {"progression", "interval", "compute", "t_init", "t_test", "t_wait", "hidden", "tests", "curve"})
+            BOOST_TEST(rec.params.contains(name), name);
+        BOOST_TEST(rec.params.contains("workload") == (rec.params.text("method") == "work"));
+        // N = ceil(size / interval) + 1 test calls.
+        if (rec.params.text("progression") == "test") {
+            const double n = *rec.params.number("size"), i = *rec.params.number("interval");
+            BOOST_TEST(*rec.params.number("tests") == std::ceil(n / i) + 1);
+        }
+        // Time-based overhead is a sum of times a rank spent in calls: never negative.
+        if (rec.params.text("method") == "time")
+            for (double x : rec.samples) BOOST_TEST(x >= 0.0);
+        curves.insert(*rec.params.text("curve"));
+    }
+    BOOST_TEST((curves == std::set<std::string>{"none", "test every 1024 B", "test every 65536 B", "thread"}));
+}
+
+BOOST_AUTO_TEST_CASE(the_simulator_shows_the_seeds_shape_for_a_64_KiB_broadcast_on_16_nodes) {
+    // Virtual time: every figure is exact and the same on every run.
+    const k::nbc_config cfg{.operations = {k::nbc_operation::ibcast},
+                            .sizes = {65536},
+                            .progressions = {k::progression::none, k::progression::test},
+                            .intervals = {65536, 32768, 21846, 16384},
+                            .methods = {k::overhead_method::time, k::overhead_method::work},
+                            .window = {.measurements = 4}};
+    const auto out = comet::nx2::run(comet::nx2::ipsc860(4), [&](comet::nx2::transport& t) { return k::nbc(t, cfg); });
+    const comet::result_set& r = out[0];
+    BOOST_TEST_REQUIRE(r.size() == k::nbc_points<comet::nx2::transport>(cfg));
+    BOOST_TEST_REQUIRE((r.records.front().params.text("method") == "blocking"));
+    const double t_b = median(r.records.front());
+    BOOST_TEST(t_b == *r.records.front().params.number("blocking"));
+    for (const char* method : {"time", "work"}) {
+        BOOST_TEST_CONTEXT("method " << method) {
+            // No progression: the tree's forwarding waits for the wait call.
+            const comet::record* none = find(r, method, "none", 0);
+            BOOST_TEST_REQUIRE(none);
+            BOOST_TEST(median(*none) >= t_b / 2);
+            // Tests at shrinking intervals: each extra test forwards a level earlier. (Two tests,
+            // at the start and the end of the computation, hide nothing more than none.)
+            double before = t_b;
+            for (double interval : {65536.0, 32768.0, 21846.0, 16384.0}) {
+                const comet::record* at = find(r, method, "test", interval);
+                BOOST_TEST_REQUIRE(at);
+                BOOST_TEST_CONTEXT("interval " << interval) {
+                    BOOST_TEST(median(*at) < before);
+                    BOOST_TEST(*at->params.number("hidden") == 1.0 - median(*at) / t_b, boost::test_tools::tolerance(1e-9));
+                }
+                before = median(*at);
+            }
+            BOOST_TEST(before < t_b / 10);  // at one test per tree level almost all of it is hidden
+        }
+    }
+    // The workload was calibrated to T_b: computing it alone takes about as long.
+    const comet::record* work = find(r, "work", "none", 0);
+    BOOST_TEST(*work->params.number("compute") == t_b, boost::test_tools::tolerance(0.05));
+}
+
+BOOST_AUTO_TEST_CASE(what_a_transport_lacks_is_reported_not_supported) {
+    // The simulator: no progress thread (its ranks are fibers), no native nonblocking collectives.
+    const k::nbc_config cfg{.operations = {k::nbc_operation::ibcast},
+                            .sizes = {8},
+                            .implementations = {comet::nbc::implementation::native, comet::nbc::implementation::schedule},
+                            .progressions = {k::progression::thread},
+                            .methods = {k::overhead_method::time},
+                            .window = {.measurements = 3}};
+    const auto out = comet::nx2::run(comet::nx2::ipsc860(2), [&](comet::nx2::transport& t) { return k::nbc(t, cfg); });
+    const comet::result_set& r = out[0];
+    BOOST_TEST_REQUIRE(r.size() == k::nbc_points<comet::nx2::transport>(cfg));
+    BOOST_TEST_REQUIRE(r.size() == 3u);  // native: one "not supported"; schedule: blocking and thread
+    BOOST_TEST((r.records[0].params.text("implementation") == "native"));
+    BOOST_TEST(r.records[0].samples.empty());
+    BOOST_TEST(comet_test::mentions(std::runtime_error(r.records[0].notes.at(0)), {"not supported", "nonblocking ibcast"}));
+    BOOST_TEST((r.records[1].params.text("method") == "blocking"));
+    BOOST_TEST(!r.records[1].samples.empty());
+    BOOST_TEST((r.records[2].params.text("progression") == "thread"));
+    BOOST_TEST(r.records[2].samples.empty());
+    BOOST_TEST(comet_test::mentions(std::runtime_error(r.records[2].notes.at(0)), {"not supported", "progress thread"}));
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_is_refused_on_every_rank_with_the_value) {
+    const auto refused = [](const k::nbc_config& c, std::initializer_list<const char*> words) {
+        const auto said = comet::threads::run(3, [&](comet::threads::transport& t) -> std::string {
+            try {
+                (void)k::nbc(t, c);
+            } catch (const comet::invalid_argument& e) {
+                return e.what();
+            }
+            return "nothing raised";
+        });
+        comet_test::said_by_every_rank(said, words);
+    };
+    refused({.operations = {}}, {"no operation"});
+    refused({.sizes = {}}, {"no size"});
+    refused({.methods = {}}, {"no method"});
+    refused({.root = 3}, {"root 3 is outside 0..2"});
+    refused({.operations = {k::nbc_operation::iallreduce}, .sizes = {12}}, {"iallreduce size 12", "doubles"});
+    refused({.operations = {k::nbc_operation::igather}, .sizes = {std::size_t{1} << 30}}, {"igather size 1073741824", "3 ranks"});
+    refused({.intervals = {1024, 0}}, {"test interval of 0 bytes"});
+    refused({.progressions = {k::progression::test}, .intervals = {}}, {"test progression", "without an interval"});
+    refused({.schedules = {.segment = 0}}, {"segment of 0 bytes"});
+    refused({.window = {.measurements = 0}}, {"window.measurements must be at least 1"});
+}
+
+BOOST_AUTO_TEST_CASE(operation_and_progression_names_read_back) {
+    for (auto o : k::all_nbc_operations) BOOST_TEST((k::parse_nbc_operation(k::to_string(o)) == o));
+    BOOST_TEST(!k::parse_nbc_operation("ibroadcast"));
+    for (auto p : {k::progression::none, k::progression::test, k::progression::thread})
+        BOOST_TEST((k::parse_progression(k::to_string(p)) == p));
+    BOOST_TEST(!k::parse_progression("poll"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
