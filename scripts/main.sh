@@ -8,7 +8,9 @@
 # collectives in time windows on 16 simulated nodes and on two threads ranks, in
 # report/ipsc860-sync/, report/ipsc860-collectives/ and report/threads-global-time/. Last, the
 # nonblocking collectives' overhead and progression (seed 002, section 4) on 4 and 16 simulated
-# nodes and two threads ranks, in report/ipsc860-nbc/ and report/threads-nbc/.
+# nodes and two threads ranks, in report/ipsc860-nbc/ and report/threads-nbc/; and NIST's
+# synthetic applications under time dilation (seed 003) on 16 simulated nodes and four threads
+# ranks, in report/ipsc860-nist/ and report/threads-nist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -36,5 +38,9 @@ echo "== nonblocking collectives: overhead and progression on 4 and 16 simulated
 "$build/examples/comet" --transport threads --nodes 2 --kernels nbc --operations ibarrier,ibcast,iallreduce,ialltoall,igather \
   --out "$out/threads-nbc"
 echo
+echo "== NIST's synthetic applications (ring, rc, mesh) under time dilation on 16 simulated nodes and four threads ranks"
+"$build/examples/comet" --transport ipsc860 --nodes 16 --kernels ring,rc,mesh --out "$out/ipsc860-nist"
+"$build/examples/comet" --transport threads --nodes 4 --kernels ring,rc,mesh --out "$out/threads-nist"
+echo
 echo "reports: $out/ipsc860/, $out/threads/, $out/ipsc860-sync/, $out/ipsc860-collectives/, $out/threads-global-time/,"
-echo "         $out/ipsc860-nbc/, $out/threads-nbc/"
+echo "         $out/ipsc860-nbc/, $out/threads-nbc/, $out/ipsc860-nist/, $out/threads-nist/"

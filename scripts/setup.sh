@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make                      # the build
+  clang libclang-rt-dev               # libFuzzer (clang's -fsanitize=fuzzer), for the command line's fuzz test
   libeigen3-dev                       # least-squares fits, the distributed matrix
   libboost-test-dev                   # the tests
   libboost-program-options-dev        # the comet program's command line

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, and runs every test — once in an
 # optimised build, then under AddressSanitizer + UndefinedBehaviorSanitizer, then under
-# ThreadSanitizer. Build trees go to build/ (set COMET_BUILD_DIR to put them elsewhere).
+# ThreadSanitizer — and fuzzes the comet program's command line with libFuzzer for a bounded
+# time (COMET_FUZZ_SECONDS, default 30). Build trees go to build/ (set COMET_BUILD_DIR to put
+# them elsewhere).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -29,5 +31,17 @@ cmake -S . -B "$root/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMET_BUILD_TESTS
   -DCMAKE_CXX_FLAGS="-fsanitize=thread"
 cmake --build "$root/tsan" -j "$jobs"
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --no-tests=error --test-dir "$root/tsan" --output-on-failure -j "$jobs" -L unit
+
+step "libFuzzer: the comet program's command line and --set, ${COMET_FUZZ_SECONDS:-30} s"
+# A clang build of its own (libFuzzer is clang's), of the one target. Findings (a crash, a
+# sanitizer report, an exception other than a usage error) end the step with the input that
+# caused them, in the fuzz build folder.
+CXX=clang++ cmake -S . -B "$root/fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMET_BUILD_TESTS=OFF -DCOMET_BUILD_BENCH=OFF \
+  -DCOMET_BUILD_EXAMPLES=ON -DCOMET_BUILD_FUZZ=ON
+cmake --build "$root/fuzz" -j "$jobs" --target comet_fuzz_options
+mkdir -p "$root/fuzz/corpus"
+UBSAN_OPTIONS=halt_on_error=1 "$root/fuzz/examples/comet_fuzz_options" -max_total_time="${COMET_FUZZ_SECONDS:-30}" -max_len=512 \
+  -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$root/fuzz/" -dict=examples/comet/fuzz_options.dict \
+  "$root/fuzz/corpus" examples/comet/fuzz_seeds
 
 step "all tests passed"

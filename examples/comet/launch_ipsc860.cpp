@@ -15,6 +15,7 @@
 
 #ifdef COMET_HAVE_NX2
 #include "progress.hpp"
+#include "stopping.hpp"
 
 #include <comet/topology/hypercube.hpp>
 #include <comet/transport/nx2.hpp>
@@ -138,6 +139,7 @@ outcome launch_ipsc860(const settings& s) {
     const launch_config config = parse_settings(s);
     std::vector<comet::nx2::machine> machines;
     for (int p : groups) machines.push_back(machine_for(config, p));
+    check_test_node(s, groups);
 
     std::size_t points = 0;
     for (int p : groups) points += comet::suite_points(s.suite, p);
@@ -154,16 +156,24 @@ outcome launch_ipsc860(const settings& s) {
     }
     const int test_node = cfg.transfer.test_node;
     cfg.on_point = [&bar](const comet::record& r) { bar.point(r); };
+    run_log log;
+    log.attach(cfg);
 
     outcome o;
     comet::nx2::node_counters total;
     comet::nx2::vtime virtual_time = 0;
     for (const auto& m : machines) {
         comet::nx2::run_statistics stats;
-        auto per_rank = comet::nx2::run(
-            m, [&](comet::nx2::transport& t) { return comet::run_suite(t, cfg); },
-            {.stack_size = config.stack, .statistics = &stats});
-        o.results.append(per_rank.at(static_cast<std::size_t>(test_node)));
+        log.next_group();
+        try {
+            auto per_rank = comet::nx2::run(
+                m, [&](comet::nx2::transport& t) { return comet::run_suite(t, cfg); },
+                {.stack_size = config.stack, .statistics = &stats});
+            o.results.append(per_rank.at(static_cast<std::size_t>(test_node)));
+        } catch (const std::exception&) {
+            log.stopped(o, std::current_exception());
+            break;
+        }
         total += stats.total();
         virtual_time += stats.end_time;
     }

@@ -10,10 +10,15 @@
 #include "progress.hpp"
 
 #ifdef COMET_HAVE_MPI
+#include "report.hpp"
+#include "stopping.hpp"
+
 #include <comet/transport/mpi.hpp>
 #endif
 
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -105,13 +110,30 @@ outcome launch_mpi(const settings& s) {
     comet::mpi::initialize();
     const boost::mpi::communicator world;
     const int processes = world.size();
-    if (!s.transport_options.empty())
-        throw usage_error("--set " + s.transport_options.front().first + ": the MPI transport has no settings");
+    // --set watchdog_s=S (0: off) and check_collectives=0|1: off by default, because each puts
+    // work between the kernel and MPI (polling instead of blocking calls; an allreduce before
+    // every collective); the report's context says when they were on.
+    comet::mpi::options mpi_options;
+    for (const auto& [key, text] : s.transport_options) {
+        double v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        const bool number = !text.empty() && ec == std::errc() && end == text.data() + text.size() && std::isfinite(v);
+        if (key == "watchdog_s") {
+            if (!number || v < 0 || v > 86400) throw usage_error("--set watchdog_s=" + text + ": not a number of seconds in 0..86400 (0: off)");
+            mpi_options.watchdog_s = v;
+        } else if (key == "check_collectives") {
+            if (text != "0" && text != "1") throw usage_error("--set check_collectives=" + text + ": 0 or 1");
+            mpi_options.check_collectives = text == "1";
+        } else {
+            throw usage_error("--set " + key + ": the MPI transport has no such setting (watchdog_s, check_collectives)");
+        }
+    }
     for (int p : s.nodes)
         if (p > processes)
             throw usage_error("--nodes " + std::to_string(p) + ": this MPI job has " + std::to_string(processes) +
                               " processes (start it with mpirun -np " + std::to_string(p) + ", or leave --nodes out)");
     const std::vector<int> groups = s.nodes.empty() ? std::vector<int>{processes} : s.nodes;
+    check_test_node(s, groups);
     for (int p : groups) check_transfer(world, s, p);
 
     const int test_node = s.suite.transfer.test_node;
@@ -121,6 +143,10 @@ outcome launch_mpi(const settings& s) {
     progress bar(reports ? points : 0);  // the test node measures, so it alone shows progress
     comet::suite_config cfg = s.suite;
     cfg.on_point = [&bar](const comet::record& r) { bar.point(r); };
+    // The reporting process keeps each point and stops on a signal; an exception escaping
+    // mpi::run ends the whole job (MPI_Abort), so it writes what it has before rethrowing.
+    run_log log;
+    if (reports) log.attach(cfg);
 
     outcome o;
     // Made before the runs: the date and the load average are the start's (on every process;
@@ -128,9 +154,27 @@ outcome launch_mpi(const settings& s) {
     o.ctx = comet::make_context("mpi", groups.back());
     o.ctx.transport_capabilities = comet::describe_capabilities<comet::mpi::transport>();
     o.ctx.mpi_library = comet::mpi::library_version();
+    for (const auto& [key, value] : s.transport_options) o.ctx.extra.emplace_back(key, value);
     for (int p : groups) {
+        log.next_group();
         if (const auto group = first_processes(world, p))
-            o.results.append(comet::mpi::run(group, [&](comet::mpi::transport& t) { return comet::run_suite(t, cfg); }));
+            o.results.append(comet::mpi::run(group, mpi_options, [&](comet::mpi::transport& t) {
+                try {
+                    return comet::run_suite(t, cfg);
+                } catch (const std::exception&) {
+                    if (reports) {
+                        outcome partial = o;
+                        partial.groups = groups;
+                        log.stopped(partial, std::current_exception());
+                        try {
+                            write_report(s, std::move(partial));
+                        } catch (const std::exception& e) {
+                            std::cerr << "comet: the report of the points measured could not be written: " << e.what() << '\n';
+                        }
+                    }
+                    throw;
+                }
+            }));
         comet::mpi::detail::wait_quietly(world);  // the processes outside this group wait for it
     }
     o.writes_report = reports;

@@ -6,6 +6,7 @@
 #include <comet/stats/record.hpp>
 #include <comet/suite/suite.hpp>
 
+#include <exception>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -20,6 +21,8 @@ struct usage_error : std::runtime_error {
 };
 
 struct settings {
+    /// --help: the text to print (and nothing to run).
+    std::string help;
     std::string transport = "threads";
     /// --nodes P[,P...]: the group sizes to run the suite on, each in turn (the thesis ran it
     /// on 2, 4, 8 and 16 nodes). Empty: the transport's default.
@@ -52,7 +55,22 @@ struct outcome {
     bool deterministic = false;
     /// How the launch sampled, when it chose other than the command line's sampling.
     std::optional<comet::sampling> sampling;
+    /// The run ended early (a signal, an error): where and why; `results` hold what was
+    /// measured up to there.
+    std::optional<comet::stop_note> stopped;
+    /// The error that stopped it, rethrown once the report is written (none for a signal).
+    std::exception_ptr failure;
 };
+
+/// Checks that --test-node names a rank of every group of `groups`: the test node measures and
+/// its records are the report's.
+inline void check_test_node(const settings& s, const std::vector<int>& groups) {
+    const int n = s.suite.transfer.test_node;
+    for (int p : groups)
+        if (n >= p)
+            throw usage_error("--test-node " + std::to_string(n) + ": not a rank of a group of " + std::to_string(p) +
+                              (p == 1 ? " node (0)" : " nodes (0.." + std::to_string(p - 1) + ")"));
+}
 
 /// Each runs the suite on its transport; a transport not built in throws usage_error.
 outcome launch_threads(const settings& s);

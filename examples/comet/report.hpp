@@ -32,6 +32,7 @@ inline void write_report(const settings& s, outcome o, std::span<const comet::ke
     comet::report r;
     r.ctx = std::move(o.ctx);
     r.results = std::move(o.results);
+    r.stopped = std::move(o.stopped);
     if (s.argv) r.ctx.command_line = comet::command_line_of(s.argc, s.argv);
     if (o.deterministic) {
         r.ctx.date.clear();  // a simulation's report depends on the command line only
@@ -66,9 +67,7 @@ inline void write_report(const settings& s, outcome o, std::span<const comet::ke
         // Google Benchmark's format beside results.json, always: no option to remember, and
         // any report folder can be fed to the tools written for that format (compare.py).
         const std::filesystem::path gbench = std::filesystem::path(s.out) / "gbench.json";
-        std::ofstream g(gbench);
-        if (g) comet::write_gbench(g, r);
-        if (!g) throw comet::error("cannot write " + gbench.string());
+        comet::write_file_atomically(gbench, [&](std::ostream& g) { comet::write_gbench(g, r); });
         out << "wrote " << files.files.front().string() << ", " << gbench.string() << " and the CSV files\n";
         for (const auto& f : files.plots.not_rendered) out << "note: plot " << f.name << " not rendered: " << f.reason << '\n';
         if (!files.plots.written.empty())

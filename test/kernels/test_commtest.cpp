@@ -6,7 +6,11 @@
 #include <comet/transport/adaptor.hpp>
 #include <comet/transport/threads.hpp>
 
+#include <comet/transport/decorators/faulty.hpp>
+
 #include <boost/test/unit_test.hpp>
+
+#include <atomic>
 
 #include "../support/messages.hpp"
 #include "../support/minimal_transport.hpp"
@@ -121,6 +125,46 @@ BOOST_AUTO_TEST_CASE(a_wrong_message_fails_the_run) {
         BOOST_ERROR("a short message went unnoticed");
     } catch (const comet::error& e) {
         BOOST_TEST(comet_test::mentions(e, {"(0,3)", "message 0 of", "from rank", "arrived wrong"}), e.what());
+    }
+}
+
+// Injected faults (comet::faulty): a corrupted, duplicated or lost message is an error naming
+// the rank — a byte that arrived wrong, a message no receive took, a wait that timed out —
+// never records; a reordering or a delay is either caught or harmless.
+BOOST_AUTO_TEST_CASE(injected_faults_are_reported_or_harmless) {
+    auto cfg = quick();
+    cfg.protocols = {{0, 3}, {1, 3}, {0, 7}};  // isend; isend + irecv; bsend
+    struct kind {
+        const char* name;
+        comet::fault_rates rates;
+        bool harmless;
+    };
+    const kind kinds[] = {{"drop", {.drop = 0.02, .wait_timeout = 0.5}, false},
+                          {"duplicate", {.duplicate = 0.02, .wait_timeout = 0.5}, false},
+                          {"corrupt", {.corrupt = 0.02, .wait_timeout = 0.5}, false},
+                          {"reorder", {.reorder = 0.05, .wait_timeout = 0.5}, true},
+                          {"delay", {.delay = 0.05, .delay_seconds = 20e-6, .wait_timeout = 0.5}, true}};
+    for (const kind& k : kinds) {
+        std::atomic<std::size_t> injected{0};
+        std::string error;
+        try {
+            comet::threads::run(2, [&](transport& inner) {
+                comet::faulty t(inner, k.rates);
+                try {
+                    ct::commtest(t, cfg);
+                } catch (...) {
+                    injected += t.counts().injected();
+                    throw;
+                }
+                injected += t.counts().injected();
+            });
+        } catch (const comet::error& e) {
+            error = e.what();
+        }
+        BOOST_TEST_MESSAGE(k.name << ": " << (error.empty() ? "completed" : error) << " (" << injected << " faults)");
+        BOOST_TEST(injected > 0u, k.name);
+        if (!error.empty()) BOOST_TEST(comet_test::mentions(std::runtime_error(error), {"rank "}), error);
+        if (!k.harmless) BOOST_TEST(!error.empty(), k.name << ": " << injected << " faults went unnoticed");
     }
 }
 

@@ -1,14 +1,19 @@
 // Tests of comet/transport/mpi.hpp and comet/transport/decorators/buffered.hpp, run by ctest
 // under mpiexec with 1 to 5 processes (test/mpi/tests.cmake):
-//   - the conformance suite on the thin transport, on the transport with the truncation guard
-//     and on comet::buffered over it, each check on a group of the size it asks for (the first
+//   - the conformance suite on the thin transport, on the transport with the truncation guard,
+//     on comet::buffered over it and on the thin transport with the watchdog and the collective
+//     checks on, each check on a group of the size it asks for (the first
 //     processes of the job; a check wanting more processes than the job has is skipped);
 //   - what is particular to MPI, on the whole job: the real MPI calls behind each member
 //     (rsend into a posted receive, sendrecv both ways, gather, alltoall and the reductions'
 //     values, the natives checked against comet's portable algorithms on the same job),
 //     truncation errors on every receive path, the truncation guard keeping bytes past the
 //     buffer untouched, requests dropped while pending, the buffered decorator, issue 16's MPI
-//     hang examples as regression tests, the kernels and run_suite on the job, clock
+//     hang examples as regression tests, the reliability cases (blocking sends into posted
+//     receives, blocking sends to oneself, collectives whose ranks disagree on a size, with
+//     options::check_collectives and in comet's portable algorithms, the watchdog's options;
+//     the programs that must end the job are in reliability_programs.cpp), the kernels and
+//     run_suite on the job, clock
 //     synchronisation under comet::skewed_clock (2 and 4 processes), and the nonblocking
 //     collectives' engine (comet/nbc/engine.hpp), schedules and MPI's own, against the blocking
 //     collectives.
@@ -16,6 +21,7 @@
 // throws inside comet::mpi::run ends the job (MPI_Abort) naming the rank and the message, so a
 // broken rule fails the test instead of hanging it. The `failure` suite is disabled: ctest runs
 // its cases on their own and checks that the job ends non-zero, naming the rank.
+#include <comet/algorithms/collectives.hpp>
 #include <comet/kernels/clock_sync.hpp>
 #include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/echo.hpp>
@@ -103,6 +109,15 @@ struct guarded_runner {
         on_first(ranks, {.guard_truncation = true}, body);
     }
 };
+/// The thin transport with the watchdog on (every blocking operation polled; a hang in a check
+/// ends the job naming the blocked operation long before ctest's TIMEOUT) and the collectives'
+/// arguments compared first.
+struct watched_runner {
+    template <class F>
+    void operator()(int ranks, F&& body) const {
+        on_first(ranks, {.watchdog_s = 600, .check_collectives = true}, body);
+    }
+};
 struct buffered_runner {
     template <class F>
     void operator()(int ranks, F&& body) const {
@@ -158,10 +173,12 @@ BOOST_TEST_GLOBAL_FIXTURE(mpi_setup);
 
 // The thin transport's receive_buffer_sizes check receives 100,000 bytes into 10: on a
 // single-copy path Open MPI writes the message past the buffer (see comet/transport/mpi.hpp),
-// so tests.cmake runs that one case in a job of its own with single copy off.
+// so tests.cmake runs that case of the plain and the watched suites in a job of its own with
+// single copy off.
 COMET_TRANSPORT_CONFORMANCE(mpi_conformance, mpi_test::thin_runner{})
 COMET_TRANSPORT_CONFORMANCE(mpi_guarded_conformance, mpi_test::guarded_runner{})
 COMET_TRANSPORT_CONFORMANCE(mpi_buffered_conformance, mpi_test::buffered_runner{})
+COMET_TRANSPORT_CONFORMANCE(mpi_watched_conformance, mpi_test::watched_runner{})
 
 BOOST_AUTO_TEST_SUITE(mpi)
 
@@ -790,6 +807,193 @@ BOOST_AUTO_TEST_CASE(issue_16_everyone_exchanges_5000_bytes) {
                 require_pattern(b, in, 5000, from * 7 + round, "bsend then recv");
             }
         }
+    });
+}
+
+// ---- reliability: the deadlocks, sends to oneself and disagreeing collectives of a stress
+// test of the transport (the programs that must end the job are reliability_programs.cpp's) ----
+
+/// The option sets the reliability cases run under: thin, guarded, watched (watchdog and
+/// collective checks on).
+const comet::mpi::options reliability_options[] = {
+    {}, {.guard_truncation = true}, {.watchdog_s = 600, .check_collectives = true}};
+
+// Blocking sends into receives posted beforehand: rank 1 sends 11,360 bytes with tag T, 1 MiB
+// with tag U and 8 bytes with tag T, each a blocking send; rank 0 has posted receives for T, T
+// and U, in that order, and waits for all three. MPI matches them in post order, so the second T
+// receive takes the 8 bytes whatever arrives first; 20 rounds. (A receive path that took any
+// arrival with a pending receive's tag as its match, or a message's tail as a new message,
+// hung here.) Rank 0 receiving T, T, U with blocking receives instead is unsafe under MPI: the
+// 1 MiB send waits for a receive posted after the next T (reliability_programs send_first).
+BOOST_AUTO_TEST_CASE(blocking_sends_into_posted_receives) {
+    constexpr int T = 4, U = 5;
+    for (const comet::mpi::options& o : reliability_options)
+        on_first(2, o, [](transport& t) {
+            std::vector<std::byte> first(mib), second(mib), third(mib);
+            for (int round = 0; round < 20; ++round) {
+                if (t.rank() == 1) {
+                    t.send(0, T, pattern(11360, round * 3));
+                    t.send(0, U, pattern(mib, round * 3 + 1));
+                    t.send(0, T, pattern(8, round * 3 + 2));
+                    continue;
+                }
+                transport::request rs[] = {t.irecv(1, T, first), t.irecv(1, T, second), t.irecv(1, U, third)};
+                require_status(t, t.wait(rs[0]), 1, T, 11360, "first T");
+                require_status(t, t.wait(rs[1]), 1, T, 8, "second T");
+                require_status(t, t.wait(rs[2]), 1, U, mib, "U");
+                require_pattern(t, first, 11360, round * 3, "first T");
+                require_pattern(t, second, 8, round * 3 + 2, "second T");
+                require_pattern(t, third, mib, round * 3 + 1, "U");
+            }
+        });
+}
+
+// Every rank exchanges 5,000-byte messages (above Open MPI's 4 KiB shared-memory eager limit)
+// with every other: receives from all posted first, then a blocking send to each, then wait_all;
+// 20 rounds, on the whole job (3, 4 and 5 ranks too).
+BOOST_AUTO_TEST_CASE(everyone_sends_5000_bytes_into_posted_receives) {
+    for (const comet::mpi::options& o : reliability_options)
+        run(boost::mpi::communicator{}, o, [](transport& t) {
+            const int p = t.size(), me = t.rank();
+            std::vector<std::vector<std::byte>> in(static_cast<std::size_t>(p), std::vector<std::byte>(5000));
+            for (int round = 0; round < 20; ++round) {
+                std::vector<transport::request> rs;
+                for (int k = 1; k < p; ++k) rs.push_back(t.irecv((me - k + p) % p, 8, in[static_cast<std::size_t>(k)]));
+                for (int k = 1; k < p; ++k) t.send((me + k) % p, 8, pattern(5000, me * 7 + round));
+                t.wait_all(rs);
+                for (int k = 1; k < p; ++k) require_pattern(t, in[static_cast<std::size_t>(k)], 5000, ((me - k + p) % p) * 7 + round, "5000 bytes");
+            }
+        });
+}
+
+// A blocking send to oneself, then its receive, at every size from 969 to 1024 bytes (where
+// Open MPI's self path stops sending eagerly and MPI_Send to oneself waited forever) and around,
+// up to 1 MiB; then several sends before their receives (received in the order sent, one by
+// any_source), and a send into a receive posted before it.
+BOOST_AUTO_TEST_CASE(a_blocking_send_to_oneself) {
+    std::vector<std::size_t> sizes{0, 1, 968, 1025, 4096, 65536, mib};
+    for (std::size_t n = 969; n <= 1024; ++n) sizes.push_back(n);
+    for (const comet::mpi::options& o : reliability_options)
+        run(boost::mpi::communicator{}, o, [&](transport& t) {
+            const int me = t.rank();
+            std::vector<std::byte> in(mib);
+            for (std::size_t n : sizes) {
+                t.send(me, 5, pattern(n, static_cast<int>(n)));  // a temporary: the transport keeps its own copy
+                require_status(t, t.recv(me, 5, in), me, 5, n, "send to oneself");
+                require_pattern(t, in, n, static_cast<int>(n), "send to oneself");
+            }
+            for (std::size_t n : {std::size_t{1000}, mib, std::size_t{8}}) t.send(me, 6, pattern(n, static_cast<int>(n) + 1));
+            require_status(t, t.recv(me, 6, in), me, 6, 1000, "first of three");
+            require_pattern(t, in, 1000, 1001, "first of three");
+            require_status(t, t.recv(comet::any_source, 6, in), me, 6, mib, "second of three");
+            require_pattern(t, in, mib, static_cast<int>(mib) + 1, "second of three");
+            require_status(t, t.recv(me, comet::any_tag, in), me, 6, 8, "third of three");
+            auto r = t.irecv(me, 7, in);
+            t.send(me, 7, pattern(mib, 7));
+            require_status(t, t.wait(r), me, 7, mib, "send into a posted receive");
+            require_pattern(t, in, mib, 7, "send into a posted receive");
+        });
+}
+
+/// Runs `call`, which must raise invalid_argument on this rank naming the rank and every word.
+template <class Call>
+void require_refusal(const transport& t, Call&& call, std::initializer_list<const char*> words, const char* what) {
+    try {
+        call();
+    } catch (const comet::invalid_argument& e) {
+        const std::string me = "rank " + std::to_string(t.rank()) + ": ";
+        require(t, mentions(e, {me.c_str()}) && mentions(e, words), what, ": the message \"", e.what(), "\" misses a detail");
+        return;
+    }
+    require(t, false, what, ": no invalid_argument was raised");
+}
+
+// options::check_collectives: ranks that disagree on a collective's size or root all raise
+// invalid_argument naming both sizes (or roots) and their ranks, before MPI runs the erroneous
+// collective; the transport stays usable. Rank 0 passes the larger size, then the smaller.
+BOOST_AUTO_TEST_CASE(collectives_whose_ranks_disagree) {
+    run(boost::mpi::communicator{}, {.check_collectives = true}, [](transport& t) {
+        const int p = t.size(), me = t.rank();
+        require(t, t.checks_collectives() && t.watchdog_s() == 0, "the options did not take");
+        if (p < 2) return;
+        for (const std::size_t root_size : {std::size_t{2 * mib}, std::size_t{100}}) {
+            const std::size_t other = root_size == 100 ? 2 * mib : 1000;
+            const std::size_t n = me == 0 ? root_size : other;
+            const std::string big = std::to_string(std::max(root_size, other)), small = std::to_string(std::min(root_size, other));
+            const std::string larger = "rank " + std::string(root_size > other ? "0" : "1") + " passed " + big;
+            const std::string smaller = "rank " + std::string(root_size > other ? "1" : "0") + " passed " + small;
+            std::vector<std::byte> data(n + 64, std::byte{0x5a});  // bytes past the n must stay as they are
+            require_refusal(t, [&] { t.broadcast(0, std::span(data).first(n)); }, {"broadcast", larger.c_str(), smaller.c_str()},
+                            "broadcast");
+            require_refusal(t, [&] { comet::ops::broadcast(t, 0, std::span(data).first(n)); }, {"broadcast", larger.c_str(), smaller.c_str()},
+                            "ops::broadcast");
+            require(t, std::all_of(data.begin(), data.end(), [](std::byte b) { return b == std::byte{0x5a}; }),
+                    "a refused broadcast wrote into the buffer");
+            std::vector<double> v(n / 8 + 1, 1.0);
+            const std::string root_doubles = std::to_string(root_size / 8 + 1) + " doubles", other_doubles = std::to_string(other / 8 + 1) + " doubles";
+            require_refusal(t, [&] { t.allreduce_sum(v); }, {"allreduce_sum", root_doubles.c_str(), other_doubles.c_str()}, "allreduce_sum");
+            require_refusal(t, [&] { t.reduce_max(0, v); }, {"reduce_max", root_doubles.c_str(), other_doubles.c_str()}, "reduce_max");
+            const std::size_t block = std::min<std::size_t>(n, 4096);
+            std::vector<std::byte> mine(block), all(me == 0 ? block * static_cast<std::size_t>(p) : 0);
+            require_refusal(t, [&] { t.gather(0, mine, all); }, {"gather", "bytes each"}, "gather");
+            std::vector<std::byte> out(block * static_cast<std::size_t>(p)), in(out.size());
+            require_refusal(t, [&] { t.alltoall(out, in); }, {"alltoall", "bytes to each rank"}, "alltoall");
+        }
+        std::vector<std::byte> b(16);
+        require_refusal(t, [&] { t.broadcast(me == p - 1 ? 1 : 0, b); }, {"broadcast", "disagree on the root", "root 0", "root 1"},
+                        "roots");
+        // Agreeing calls still work, and give MPI's results.
+        std::vector<std::byte> ok(1000, std::byte{static_cast<unsigned char>(me)});
+        t.broadcast(p - 1, ok);
+        require(t, ok[999] == std::byte{static_cast<unsigned char>(p - 1)}, "the broadcast after the refusals");
+        std::vector<double> one{1.0};
+        t.allreduce_sum(one);
+        require(t, one[0] == p, "the allreduce after the refusals gave ", one[0]);
+    });
+}
+
+// comet's portable collectives on the MPI transport, with ranks that disagree on a size: a rank
+// given fewer bytes than it expects raises invalid_argument naming both sizes, one given more
+// raises truncation_error naming both (on the guarded transport, which never writes past a
+// buffer). Two processes: every rank of these collectives then has a partner that failed.
+BOOST_AUTO_TEST_CASE(portable_collectives_whose_ranks_disagree) {
+    on_first(2, {.guard_truncation = true}, [](transport& t) {
+        const int me = t.rank();
+        const auto expect = [&](auto&& call, const char* what) {
+            try {
+                call();
+            } catch (const comet::truncation_error& e) {
+                require(t, mentions(e, {"2000", "1000"}), what, ": ", e.what());
+                return;
+            } catch (const comet::invalid_argument& e) {
+                require(t, mentions(e, {"2000", "1000"}), what, ": ", e.what());
+                return;
+            }
+            require(t, false, what, ": the ranks' disagreement went unnoticed");
+        };
+        const std::size_t n = me == 0 ? 1000 : 2000;
+        std::vector<std::byte> data(n);
+        if (me == 1) expect([&] { comet::algorithms::broadcast(t, 0, data); }, "portable broadcast, the root smaller");
+        else comet::algorithms::broadcast(t, 0, data);
+        std::vector<std::byte> data2(3000 - n);
+        if (me == 1) expect([&] { comet::algorithms::broadcast(t, 0, data2); }, "portable broadcast, the root larger");
+        else comet::algorithms::broadcast(t, 0, data2);
+        std::vector<std::byte> out(2 * n), in(2 * n);
+        expect([&] { comet::algorithms::alltoall(t, out, in); }, "portable alltoall");
+        t.barrier();
+    });
+}
+
+// The watchdog's limit: a number of seconds, 0 for off; anything else is refused on every rank.
+BOOST_AUTO_TEST_CASE(watchdog_limits) {
+    run([](transport& t) {
+        require(t, t.watchdog_s() == 0 && !t.checks_collectives(), "the watchdog or the check is on by default");
+        const boost::mpi::communicator world;
+        for (double bad : {-1.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()})
+            require_refusal(t, [&] { transport watched(world, {.watchdog_s = bad}); }, {"watchdog_s"}, "a bad watchdog_s");
+        transport watched(world, {.watchdog_s = 0.5});
+        require(t, watched.watchdog_s() == 0.5, "watchdog_s reads ", watched.watchdog_s());
+        watched.barrier();
     });
 }
 

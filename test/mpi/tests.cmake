@@ -1,15 +1,20 @@
 # The MPI transport's tests, included by test/CMakeLists.txt when comet::mpi exists. Each runs a
 # real MPI job through the MPI launcher CMake found (FindMPI: MPIEXEC_EXECUTABLE, ...):
-#   mpi_1 ... mpi_5        the Boost.Test executable (three conformance suites + MPI tests) on
+#   mpi_1 ... mpi_5        the Boost.Test executable (four conformance suites + MPI tests) on
 #                          1 to 5 processes (odd and prime counts too: collectives, any_source
 #                          and the groups of the conformance checks differ)
-#   mpi_truncation_plain   the thin transport's conformance truncation check, in a job whose
-#                          MPI truncates correctly (see "single copy" below)
+#   mpi_truncation_plain   the thin transport's conformance truncation check (plain and with
+#                          the watchdog), in a job whose MPI truncates correctly (see "single
+#                          copy" below)
 #   mpi_rank_throws,       a job whose rank 1 throws / calls abort while the others wait: it
 #   mpi_rank_aborts        must end non-zero, naming the rank, instead of hanging
 #   mpi_cli_report_2/_4    `comet --transport mpi` writes results.json for the whole job
 #   mpi_cli_nodes_mismatch `--nodes 3` under 2 processes: a usage error, exit non-zero
 #   mpi_example_stencil_links  examples/04_stencil_links.cpp on 4 processes
+#   mpi_reliability_*      whole programs (test/mpi/reliability_programs.cpp): deadlocks the
+#                          watchdog must end within seconds, naming each blocked rank's
+#                          operation and peer; collectives whose ranks disagree on a size,
+#                          which must end the job naming both sizes; blocking sends to oneself
 # All are labelled `mpi`, and each has a TIMEOUT so that a hang fails instead of blocking CI.
 
 add_executable(test_mpi ${CMAKE_CURRENT_LIST_DIR}/test_mpi.cpp)
@@ -63,15 +68,16 @@ function(comet_mpi_test name processes timeout)
     ENVIRONMENT "${environment}")
 endfunction()
 
-# The thin transport's conformance check of a receive into too small a buffer sends 100,000
-# bytes into 10. On a single-copy path Open MPI 4.1 writes the whole message past the buffer
+# The thin transport's conformance check of a receive into too small a buffer (in the plain
+# and the watched conformance suites) sends 100,000 bytes into 10. On a single-copy path Open MPI 4.1 writes the whole message past the buffer
 # before it reports MPI_ERR_TRUNCATE (comet/transport/mpi.hpp), so with single copy on, that
 # one case runs in a job of its own with single copy off, where MPI truncates as it should.
 # (The guarded transport and comet::buffered over it run it everywhere.)
-set(plain_truncation mpi_conformance/receive_buffer_sizes)
+# The watched conformance suite runs on the thin transport too (its receives are MPI_Irecv).
+set(plain_truncation mpi_conformance/receive_buffer_sizes:mpi_watched_conformance/receive_buffer_sizes)
 set(filter)
 if(COMET_MPI_SINGLE_COPY)
-  set(filter --run_test=!${plain_truncation})
+  set(filter --run_test=!mpi_conformance/receive_buffer_sizes:!mpi_watched_conformance/receive_buffer_sizes)
 endif()
 foreach(n 1 2 3 4 5)
   comet_mpi_args(job ${n} $<TARGET_FILE:test_mpi> ${filter} --log_level=test_suite --report_level=short)
@@ -117,3 +123,67 @@ if(COMET_BUILD_EXAMPLES)
   comet_mpi_test(mpi_cli_nodes_mismatch 2 120 COMMAND ${CMAKE_COMMAND} "-DPROGRAM=${MPIEXEC_EXECUTABLE}" "-DARGS=${job}"
     -DEXIT=nonzero "-DDIAGNOSTIC=comet: --nodes 3: this MPI job has 2 processes" -P ${PROJECT_SOURCE_DIR}/cmake/expect.cmake)
 endif()
+
+# Reliability: whole programs, each checked for how its job ends (reliability_expect.cmake).
+# The watchdog's limit is 2 s: a job that hangs past the TIMEOUT fails, one that ends within 30 s
+# with the lines asked for passes. "." stands for a parenthesis in the patterns.
+add_executable(reliability_programs ${CMAKE_CURRENT_LIST_DIR}/reliability_programs.cpp)
+target_link_libraries(reliability_programs PRIVATE comet::mpi comet_warnings)
+# comet_reliability_test(<name> <processes> <exit> <program and options> [LINES <regex>...] [STDOUT <regex>])
+function(comet_reliability_test name processes exit)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "STDOUT" "LINES")
+  comet_mpi_args(job ${processes} $<TARGET_FILE:reliability_programs> ${arg_UNPARSED_ARGUMENTS})
+  string(REPLACE ";" "," job "${job}")
+  string(REPLACE ";" "@@" lines "${arg_LINES}")
+  comet_mpi_test(mpi_reliability_${name} ${processes} 120 COMMAND ${CMAKE_COMMAND} "-DLAUNCHER=${MPIEXEC_EXECUTABLE}"
+    "-DJOB=${job}" -DEXIT=${exit} "-DLINES=${lines}" "-DSTDOUT=${arg_STDOUT}" -DSECONDS=30 -P ${CMAKE_CURRENT_LIST_DIR}/reliability_expect.cmake)
+endfunction()
+comet_reliability_test(watchdog_ssend_both 2 nonzero ssend_both watchdog_s=2
+  LINES "comet: rank 0: watchdog: blocked for 2 s in ssend to rank 1 .tag 7, 8 bytes."
+        "comet: rank 1: watchdog: blocked for 2 s in ssend to rank 0 .tag 7, 8 bytes.")
+comet_reliability_test(watchdog_mixed 4 nonzero mixed watchdog_s=2
+  LINES "comet: rank 0: watchdog: blocked for 2 s in recv from any rank .tag 3, up to 16 bytes."
+        "comet: rank 1: watchdog: blocked for 2 s in barrier"
+        "comet: rank 2: watchdog: blocked for 2 s in allreduce_sum .5 doubles."
+        "comet: rank 3: watchdog: blocked for 2 s in barrier")
+comet_reliability_test(watchdog_finished_peer 2 nonzero finished_peer watchdog_s=2
+  LINES "comet: rank 0: watchdog: blocked for 2 s in recv from rank 1 .tag 1, up to 4 bytes.")
+comet_reliability_test(watchdog_finished_peer_guarded 2 nonzero finished_peer watchdog_s=2 guard=1
+  LINES "comet: rank 0: watchdog: blocked for 2 s in recv from rank 1 .tag 1, up to 4 bytes.")
+comet_reliability_test(watchdog_isend_finished 2 nonzero isend_finished watchdog_s=2
+  LINES "comet: rank 0: watchdog: blocked for 2 s in wait for isend to rank 1 .tag 4, 1048576 bytes.")
+comet_reliability_test(watchdog_send_first 2 nonzero send_first watchdog_s=2
+  LINES "comet: rank 1: watchdog: blocked for 2 s in send to rank 0 .tag 5, 1048576 bytes."
+        "comet: rank 0: watchdog: blocked for 2 s in recv from rank 1 .tag 4, up to 1048576 bytes.")
+foreach(n 2 3)
+  comet_reliability_test(broadcast_sizes_${n} ${n} nonzero broadcast_sizes check=1
+    LINES "comet: rank [0-9]: broadcast: the ranks disagree on the size: rank 0 passed 2000 bytes, rank 1 passed 1000 bytes .this rank passed [12]000")
+  comet_reliability_test(allreduce_sizes_${n} ${n} nonzero allreduce_sizes check=1
+    LINES "comet: rank [0-9]: allreduce_sum: the ranks disagree on the size: rank 0 passed 2000 doubles, rank 1 passed 1000 doubles")
+  comet_reliability_test(gather_sizes_${n} ${n} nonzero gather_sizes check=1
+    LINES "comet: rank [0-9]: gather: the ranks disagree on the size: rank 0 passed 2000 bytes each, rank 1 passed 1000 bytes each")
+  comet_reliability_test(alltoall_sizes_${n} ${n} nonzero alltoall_sizes check=1
+    LINES "comet: rank [0-9]: alltoall: the ranks disagree on the size: rank 0 passed 2000 bytes to each rank, rank 1 passed 1000 bytes to each rank")
+  comet_reliability_test(portable_broadcast_sizes_${n} ${n} nonzero portable_broadcast_sizes
+    LINES "comet: rank [1-9]: broadcast: rank [0-9] sent 1000 bytes where this rank expects 2000")
+endforeach()
+# Faults injected into echo and pairwise with verification (comet::faulty), on 2 processes,
+# with the watchdog on (a rank left in a collective by its peer's failure ends the job too):
+# a lost, duplicated or corrupted message ends the job with a one-line error naming a rank; a
+# reordering or a delay is harmless here and the job finishes, having injected faults.
+foreach(kernel echo pairwise)
+  foreach(fault drop duplicate corrupt)
+    comet_reliability_test(fault_${fault}_${kernel} 2 nonzero ${fault}_${kernel} watchdog_s=5
+      LINES "^comet: rank [01]: ")
+  endforeach()
+  foreach(fault reorder delay)
+    comet_reliability_test(fault_${fault}_${kernel} 2 0 ${fault}_${kernel}
+      STDOUT "rank 0: completed, faults injected: [1-9]")
+  endforeach()
+endforeach()
+comet_reliability_test(send_to_self 2 0 send_to_self
+  STDOUT "rank 0: 63 sizes sent to itself and received")
+comet_reliability_test(send_to_self_guarded 3 0 send_to_self guard=1
+  STDOUT "rank 0: 63 sizes sent to itself and received")
+comet_reliability_test(send_to_self_watched 2 0 send_to_self watchdog_s=60
+  STDOUT "rank 0: 63 sizes sent to itself and received")

@@ -6,6 +6,10 @@
 
 #include "../support/messages.hpp"
 
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
 BOOST_AUTO_TEST_SUITE(nx2_machine)
 
 using namespace comet::nx2;
@@ -73,6 +77,51 @@ BOOST_AUTO_TEST_CASE(validation_names_the_parameter) {
     m = ipsc860();
     m.network = static_cast<topology>(7);
     BOOST_TEST(rejects(m, "unknown topology 7"));
+}
+
+BOOST_AUTO_TEST_CASE(every_field_a_user_sets_is_checked) {
+    // One out-of-range value for each field the comet program's --set reaches; each must be
+    // refused in one line naming the field and the value.
+    struct bad {
+        void (*set)(machine&);
+        const char* says;
+    };
+    const bad cases[] = {
+        {[](machine& m) { m.dimension = -1; }, "dimension = -1"},
+        {[](machine& m) { m.dimension = 1 << 30; }, "dimension = 1073741824"},
+        {[](machine& m) { m.link_bytes_per_second = -1; }, "link_bytes_per_second = -1"},
+        {[](machine& m) { m.dma_bytes_per_second = 0; }, "dma_bytes_per_second = 0"},
+        {[](machine& m) { m.hop_latency = -1; }, "hop_latency (ps) = -1"},
+        {[](machine& m) { m.header_bytes = std::int64_t{1} << 40; }, "header_bytes = 1099511627776"},
+        {[](machine& m) { m.eager_limit = std::size_t{1} << 40; }, "eager_limit = 1099511627776"},
+        {[](machine& m) { m.eager_buffers = 1 << 20; }, "eager_buffers = 1048576"},
+        {[](machine& m) { m.credit_batch = 0; }, "credit_batch = 0"},
+        {[](machine& m) { m.call = 2 * seconds; }, "call (ps) = 2000000000000"},
+        {[](machine& m) { m.interrupt = -1; }, "interrupt (ps) = -1"},
+        {[](machine& m) { m.resume = -1; }, "resume (ps) = -1"},
+        {[](machine& m) { m.copy_per_byte = -1; }, "copy_per_byte (ps) = -1"},
+        {[](machine& m) { m.flop_time = -1; }, "flop_time (ps) = -1"},
+        {[](machine& m) { m.memory_per_byte = -1; }, "memory_per_byte (ps) = -1"},
+        {[](machine& m) { m.dependent_flop_time = -1; }, "dependent_flop_time (ps) = -1"},
+        {[](machine& m) { m.cache_line_bytes = 1 << 20; }, "cache_line_bytes = 1048576"},
+        {[](machine& m) { m.retry_timeout = -1; }, "retry_timeout (ps) = -1"},
+        {[](machine& m) { m.retry_backoff = -1; }, "retry_backoff (ps) = -1"},
+        {[](machine& m) { m = mesh(2, 2);
+             m.columns = -3; }, "columns = -3"},
+        {[](machine& m) { m = mesh(2, 2);
+             m.columns = 1 << 20;
+             m.rows = 2; }, "1048576 x 2 mesh has more than 1048576 nodes"},
+    };
+    for (const bad& c : cases) {
+        machine m = ipsc860();
+        c.set(m);
+        BOOST_TEST_CONTEXT(c.says) {
+            BOOST_CHECK_EXCEPTION(validate(m), comet::invalid_argument, [&](const auto& e) {
+                const std::string what = e.what();
+                return mentions(e, {c.says}) && what.find('\n') == std::string::npos;
+            });
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(description_is_exact_and_complete) {

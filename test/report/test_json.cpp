@@ -730,6 +730,19 @@ BOOST_AUTO_TEST_CASE(empty_report_is_valid) {
     BOOST_TEST(text.find("\"extra\": {}") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(a_run_that_stopped_says_where_and_why_last) {
+    comet::report r;
+    BOOST_TEST(json_test::to_json(r).find("\"stopped\"") == std::string::npos);  // a complete run has none
+    r.stopped = comet::stop_note{.kernel = "pairwise", .last_point = "pairwise/size:8/hops:1/nodes:2", .reason = "interrupted (SIGINT)"};
+    const jvalue doc = json_test::parse(json_test::to_json(r));
+    BOOST_TEST(doc.keys.back() == "stopped");
+    BOOST_TEST(doc["stopped"]["kernel"].str == "pairwise");
+    BOOST_TEST(doc["stopped"]["last_point"].str == "pairwise/size:8/hops:1/nodes:2");
+    BOOST_TEST(doc["stopped"]["reason"].str == "interrupted (SIGINT)");
+    BOOST_TEST(comet::describe(*r.stopped) == "stopped in pairwise after pairwise/size:8/hops:1/nodes:2: interrupted (SIGINT)");
+    BOOST_TEST(comet::describe(comet::stop_note{.kernel = "echo", .reason = "boom"}) == "stopped in echo before any point was measured: boom");
+}
+
 BOOST_AUTO_TEST_CASE(make_context_fills_the_machine_facts) {
     const auto c = comet::make_context("threads", 4);
     BOOST_TEST(c.transport == "threads");

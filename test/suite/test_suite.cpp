@@ -6,6 +6,13 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "../support/messages.hpp"
 #include "../support/minimal_transport.hpp"
 #include "../support/suite_config.hpp"
@@ -32,13 +39,16 @@ using suite_test::small;
 
 BOOST_AUTO_TEST_CASE(kernel_list_follows_the_thesis) {
     const auto& all = comet::suite_kernels();
-    BOOST_REQUIRE_EQUAL(all.size(), 16u);
+    BOOST_REQUIRE_EQUAL(all.size(), 19u);
     BOOST_TEST(all.front().name == "echo");
     BOOST_TEST(all[11].name == "col_broadcast");
     BOOST_TEST(all[12].name == "commtest");  // the other seeds' kernels follow CoMet's
     BOOST_TEST(all[13].name == "sync");
     BOOST_TEST(all[14].name == "collectives");
-    BOOST_TEST(all.back().name == "nbc");
+    BOOST_TEST(all[15].name == "nbc");
+    BOOST_TEST(all[16].name == "ring");
+    BOOST_TEST(all[17].name == "rc");
+    BOOST_TEST(all.back().name == "mesh");
     BOOST_TEST(comet::implemented_kernels().size() == 12u);  // "all": CoMet's
     BOOST_TEST(comet::is_matrix_kernel("transpose"));
     BOOST_TEST(!comet::is_matrix_kernel("barrier"));
@@ -135,6 +145,30 @@ BOOST_AUTO_TEST_CASE(the_whole_suite_runs_on_a_core_only_transport) {
     for (const char* k : {"broadcast", "global_sum", "barrier"})
         for (const auto& i : implementations(native[0], k)) BOOST_TEST(i == "native");
     for (const auto* rec : native[0].of("pairwise")) BOOST_TEST(*rec->params.text("form") == "send_recv");
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_ends_the_suite_after_the_point_in_progress) {
+    // The stop condition is asked after each point: the suite stops right after the third,
+    // on every rank, with the reason; the kernels that start are named on every rank.
+    comet::suite_config cfg = small({"barrier", "echo", "pairwise"});
+    std::atomic<int> points = 0;
+    std::mutex m;
+    std::vector<std::string> started;
+    cfg.on_point = [&](const comet::record&) { ++points; };
+    cfg.on_kernel = [&](const std::string& k) {
+        std::lock_guard lock(m);
+        started.push_back(k);
+    };
+    cfg.stop = [&]() -> std::optional<std::string> {
+        if (points >= 3) return "enough";
+        return std::nullopt;
+    };
+    BOOST_CHECK_EXCEPTION(comet::threads::run(2, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg); }),
+                          comet::suite_stopped, [](const comet::suite_stopped& e) { return std::string(e.what()) == "enough"; });
+    BOOST_TEST(points.load() == 3);
+    std::sort(started.begin(), started.end());
+    // barrier has one point on two ranks; echo's first two end the run.
+    BOOST_TEST((started == std::vector<std::string>{"barrier", "barrier", "echo", "echo"}));
 }
 
 BOOST_AUTO_TEST_CASE(what_cannot_be_derived_becomes_a_note) {

@@ -9,12 +9,27 @@
 
 namespace comet_test {
 
-/// Every kernel (CoMet's, COMMTEST with all 21 protocols, sync, the windowed collectives and the
-/// nonblocking ones),
-/// with few sizes and short loops.
+/// Every kernel (CoMet's, COMMTEST with all 21 protocols, sync, the windowed collectives, the
+/// nonblocking ones and NIST's applications), with few sizes, short loops and short runs.
 inline comet::suite_config whole_suite_small() {
     comet::suite_config cfg;
-    cfg.kernels.insert(cfg.kernels.end(), {"commtest", "sync", "collectives", "nbc"});
+    cfg.kernels.insert(cfg.kernels.end(), {"commtest", "sync", "collectives", "nbc", "ring", "rc", "mesh"});
+    cfg.nist.dilations = {1, 2};
+    cfg.nist.ring = [](comet::kernels::nist::setting s) {
+        auto c = comet::kernels::nist::ring_setting(s);
+        c.messages = 2;
+        return c;
+    };
+    cfg.nist.rc = [](comet::kernels::nist::setting s) {
+        auto c = comet::kernels::nist::rc_setting(s);
+        c.initial_items /= 100;
+        return c;
+    };
+    cfg.nist.mesh = [](comet::kernels::nist::setting s) {
+        auto c = comet::kernels::nist::mesh_setting(s);
+        c.steps = 3;
+        return c;
+    };
     cfg.sync = {.repetitions = 1, .sync = {.patience = 10}};
     cfg.collectives.operations = {comet::kernels::collective_operation::allreduce};
     cfg.collectives.sizes = {8};

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -189,6 +190,39 @@ BOOST_AUTO_TEST_CASE(dropped_requests) {
             if (small != threads_test::bytes(8, 4)) comet::raise<std::logic_error>(1, "cancelled irecv took the message");
         }
     });
+}
+
+BOOST_AUTO_TEST_CASE(a_completed_send_reports_its_status_once) {
+    // The first wait or test that completes a send returns {destination, tag, size}; a second
+    // one finds a completed request and returns an empty status, for large (offered) sends as
+    // for small (eager) ones, as a completed receive does.
+    for (const std::size_t size : {std::size_t{8}, std::size_t{100000}}) {
+        const auto got = run(2, [size](transport& t) {
+            std::vector<comet::status> s;
+            if (t.rank() == 0) {
+                const auto data = threads_test::bytes(size, 5);
+                auto by_wait = t.isend(1, 1, data);
+                s.push_back(t.wait(by_wait));
+                s.push_back(t.wait(by_wait));
+                s.push_back(t.test(by_wait).value_or(comet::status{-7, -7, 7}));
+                auto by_test = t.isend(1, 2, data);
+                std::optional<comet::status> first;
+                while (!(first = t.test(by_test))) {}
+                s.push_back(*first);
+                s.push_back(t.test(by_test).value_or(comet::status{-7, -7, 7}));
+                s.push_back(t.wait(by_test));
+            } else {
+                std::vector<std::byte> in(size);
+                t.recv(0, 1, in);
+                t.recv(0, 2, in);
+            }
+            return s;
+        });
+        const comet::status sent1{1, 1, size}, sent2{1, 2, size}, none{};
+        BOOST_TEST_CONTEXT("size " << size) {
+            BOOST_TEST((got[0] == std::vector<comet::status>{sent1, none, none, sent2, none, none}));
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(ring_overflow_keeps_order) {

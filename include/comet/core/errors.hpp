@@ -48,6 +48,22 @@ public:
     using error::error;
 };
 
+/// What a kernel received is not what was sent: a payload, a source, a tag, a size or a count of
+/// messages differs (kernels check on request, `verify = true`; comet/transport/decorators/
+/// faulty.hpp injects such faults). The message names the kernel, the rank, the point and the
+/// difference.
+class verification_error : public error {
+public:
+    using error::error;
+};
+
+/// An operation did not complete within the time it was given (a watchdog's limit, or a lost
+/// message's wait under comet::faulty). The message names the rank, the operation and the peer.
+class timeout_error : public error {
+public:
+    using error::error;
+};
+
 /// A rank called `abort(message)` (CoMet's `error_exit`): every rank stops.
 class aborted : public error {
 public:

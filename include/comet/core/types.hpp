@@ -25,6 +25,10 @@ inline constexpr int max_tag = 32767;
 /// Tags from here to `max_tag` are comet's own message space: its kernels and the portable
 /// collectives of `comet/algorithms/` use them, so an application that keeps its tags below
 /// this never has a message taken by a kernel running beside it, nor takes one of theirs.
+/// Within it (offsets from here): +1 .. +5 echo/pairwise, collectives, contention, overlap,
+/// commtest (+5 .. +7); +100 .. +499 the nonblocking-collective engine (nbc/engine.hpp); +500 ..
+/// +503 the matrix operations; +600 .. +619 the NIST applications; +620 the tracing decorator's
+/// collection; the top of the range the portable collectives and the timing engine.
 inline constexpr int first_reserved_tag = 32000;
 
 /// The largest message every transport must accept: MPI counts are `int`.

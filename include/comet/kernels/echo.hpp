@@ -21,15 +21,21 @@ using echo_config = transfer_config;
 template <transport T>
 result_set echo(T& t, const echo_config& cfg = {}) {
     const int tag = cfg.tag;
+    const int me = t.rank();
+    detail::message_numbers numbers;  // with cfg.verify: each message's number, per peer
     return detail::transfer_points(
         t, cfg, "echo", 0.5,
         [&](int partner, std::span<std::byte> message) {
+            const std::uint64_t number = cfg.verify ? numbers.next(partner) : 0;
+            if (cfg.verify) detail::fill_pattern(message, me, number);
             ops::send(t, partner, tag, message);
             ops::recv(t, partner, tag, message);
+            if (cfg.verify) detail::check_pattern("echo", me, message, me, number);
         },
         // The communicating node sends back the very buffer it received into, as the thesis does.
         [&](int test_node, std::span<std::byte> message) {
             ops::recv(t, test_node, tag, message);
+            if (cfg.verify) detail::check_pattern("echo", me, message, test_node, numbers.next(test_node));
             ops::send(t, test_node, tag, message);
         },
         detail::concurrent_pattern::echo);

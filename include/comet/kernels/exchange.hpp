@@ -27,9 +27,13 @@ result_set pairwise(T& t, const exchange_config& cfg = {}) {
     const int tag = cfg.tag;
     // The thesis' form sends and receives the one buffer; the other forms need a second one.
     std::vector<std::byte> incoming(swap_needs_two_buffers<T>() ? largest_size(cfg) : 0);
+    detail::message_numbers numbers;  // with cfg.verify: each message's number, per peer
     const auto step = [&](int peer, std::span<std::byte> message) {
         const mutable_bytes in = swap_needs_two_buffers<T>() ? mutable_bytes(incoming.data(), message.size()) : message;
+        const std::uint64_t number = cfg.verify ? numbers.next(peer) : 0;
+        if (cfg.verify) detail::fill_pattern(message, t.rank(), number);
         swap(t, peer, message, peer, in, tag);
+        if (cfg.verify) detail::check_pattern("pairwise", t.rank(), in, peer, number);
     };
     return detail::transfer_points(t, cfg, "pairwise", 1.0, step, step, detail::concurrent_pattern::exchange,
                                    {{"form", std::string(to_string(swap_form_of<T>()))}});

@@ -420,7 +420,11 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                 }
 
                 for (auto method : cfg.methods) {
-                    for (auto [prog, interval] : point_curves) {
+                    for (const auto& curve : point_curves) {
+                        // Named copies, not structured bindings: lambdas below capture them
+                        // (which clang before 16 refuses for bindings).
+                        const auto prog = curve.first;
+                        const auto interval = curve.second;
                         const auto name_curve = [&] {
                             return prog == progression::test ? "test every " + std::to_string(interval) + " B" : std::string(to_string(prog));
                         };

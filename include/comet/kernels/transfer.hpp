@@ -8,6 +8,7 @@
 #include <comet/core/concepts.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/core/errors.hpp>
+#include <comet/core/hash.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/timing/measure.hpp>
 #include <comet/timing/repeat.hpp>
@@ -83,6 +84,14 @@ struct transfer_config {
     int tag = first_reserved_tag + 1;
     /// Called on the test node after each point is measured (for progress displays).
     std::function<void(const record&)> on_point = {};
+    /// Check every message: each is filled with a pattern of its sender and its number in the
+    /// run, and every byte received is compared with what was sent; after the last point each
+    /// rank looks for messages that arrived and were never received (duplicates). A
+    /// difference raises `verification_error` naming the kernel, the rank, the peer, the size
+    /// and the byte. The filling and checking run inside the timed loop, so the records say
+    /// `verify` = "payload" and their times include them: for finding faults (comet::faulty),
+    /// not for the fastest figures.
+    bool verify = false;
 };
 
 /// The hop distances echo and pairwise measure by default from `test_node` in a group of
@@ -100,6 +109,53 @@ inline std::size_t largest_size(const transfer_config& cfg) {
 }
 
 namespace detail {
+
+/// The byte `i` of message number `number` from rank `sender` when a kernel verifies: a hash of
+/// both, so a message from another sender, an earlier message (a duplicate, or one that was
+/// overtaken) and a flipped byte all read differently.
+inline std::byte pattern_byte(int sender, std::uint64_t number, std::size_t i) noexcept {
+    const std::uint64_t h = comet::detail::splitmix64(number * 4099u + static_cast<std::uint64_t>(sender) + 1);
+    return static_cast<std::byte>((h >> (8 * (i & 7))) ^ (i >> 3));
+}
+
+/// Fills `message` with the pattern of (sender, number).
+inline void fill_pattern(std::span<std::byte> message, int sender, std::uint64_t number) noexcept {
+    for (std::size_t i = 0; i < message.size(); ++i) message[i] = pattern_byte(sender, number, i);
+}
+
+/// Throws verification_error unless `message` holds the pattern of (sender, number).
+inline void check_pattern(std::string_view kernel, int rank, std::span<const std::byte> message, int sender,
+                          std::uint64_t number) {
+    for (std::size_t i = 0; i < message.size(); ++i)
+        if (const std::byte want = pattern_byte(sender, number, i); message[i] != want)
+            raise<verification_error>(rank, kernel, ": message ", number, " of ", message.size(), " bytes from rank ", sender,
+                                      " differs at byte ", i, " (expected ", static_cast<unsigned>(want), ", got ",
+                                      static_cast<unsigned>(message[i]), ")");
+}
+
+/// After a verified kernel: every rank waits for the others, then raises verification_error if
+/// a message with the kernel's tag is still queued for it (a duplicate, or a message sent that
+/// nobody received). Only messages that have arrived by then are seen.
+template <transport T>
+void check_nothing_left(T& t, std::string_view kernel, int tag) {
+    ops::barrier(t);
+    if (const auto left = t.iprobe(any_source, tag))
+        raise<verification_error>(t.rank(), kernel, ": a message of ", left->size, " bytes from rank ", left->source,
+                                  " with tag ", tag, " arrived that no receive took (a duplicate?)");
+}
+
+/// Message numbers of a verified kernel, per peer: each side of a pair counts the messages of
+/// that pair alike, because both run the same iterations.
+class message_numbers {
+public:
+    std::uint64_t next(int peer) {
+        if (static_cast<std::size_t>(peer) >= counts_.size()) counts_.resize(static_cast<std::size_t>(peer) + 1, 0);
+        return counts_[static_cast<std::size_t>(peer)]++;
+    }
+
+private:
+    std::vector<std::uint64_t> counts_;
+};
 
 /// Checks `cfg` on rank `rank` of a group of `p` and returns the hop distances to measure (none
 /// when it gives links). Every rank checks the same config, so a bad value fails on every rank
@@ -161,6 +217,7 @@ inline record transfer_record(std::string_view kernel, std::size_t size, int hop
     record rec{std::string(kernel), params{}, {}};
     rec.params.set("size", size).set("hops", hops).set("nodes", nodes);
     for (const auto& [name, value] : extra) rec.params.set(name, value);
+    if (cfg.verify) rec.params.set("verify", "payload");
     fill_record(rec, std::move(measured), cfg.sampling, sample_reduction::decider, scale);
     return rec;
 }
@@ -232,8 +289,20 @@ result_set links_at_once(T& t, const transfer_config& cfg, std::string_view kern
     std::vector<typename T::request> requests, pending(in_peers.size());
     requests.reserve(2 * (out_peers.size() + in_peers.size()));
     const int tag = cfg.tag;
+    message_numbers numbers;  // with cfg.verify: each message's number, per peer
+    std::vector<std::uint64_t> out_numbers(out_peers.size()), in_numbers(in_peers.size());
     const auto iteration = [&](std::size_t n) {
         requests.clear();
+        if (cfg.verify) {
+            for (std::size_t j = 0; j < out_peers.size(); ++j) {
+                out_numbers[j] = numbers.next(out_peers[j]);
+                fill_pattern(std::span(outgoing[j].data(), n), me, out_numbers[j]);
+            }
+            for (std::size_t k = 0; k < in_peers.size(); ++k) {
+                in_numbers[k] = numbers.next(in_peers[k]);
+                if (pattern == concurrent_pattern::exchange) fill_pattern(std::span(returning[k].data(), n), me, in_numbers[k]);
+            }
+        }
         if (pattern == concurrent_pattern::echo) {
             for (std::size_t k = 0; k < in_peers.size(); ++k) pending[k] = t.irecv(in_peers[k], tag, mutable_bytes(incoming[k].data(), n));
             for (std::size_t j = 0; j < out_peers.size(); ++j) {
@@ -242,6 +311,7 @@ result_set links_at_once(T& t, const transfer_config& cfg, std::string_view kern
             }
             for (std::size_t k = 0; k < in_peers.size(); ++k) {
                 ops::wait(t, pending[k]);
+                if (cfg.verify) check_pattern(kernel, me, std::span(incoming[k].data(), n), in_peers[k], in_numbers[k]);
                 requests.push_back(t.isend(in_peers[k], tag, const_bytes(incoming[k].data(), n)));
             }
         } else {
@@ -255,6 +325,14 @@ result_set links_at_once(T& t, const transfer_config& cfg, std::string_view kern
             }
         }
         ops::wait_all(t, std::span<typename T::request>(requests));
+        if (!cfg.verify) return;
+        // echo: each answer is this rank's own message back; exchange: the peer's.
+        for (std::size_t j = 0; j < out_peers.size(); ++j)
+            check_pattern(kernel, me, std::span(answers[j].data(), n), pattern == concurrent_pattern::echo ? me : out_peers[j],
+                          out_numbers[j]);
+        if (pattern == concurrent_pattern::exchange)
+            for (std::size_t k = 0; k < in_peers.size(); ++k)
+                check_pattern(kernel, me, std::span(incoming[k].data(), n), in_peers[k], in_numbers[k]);
     };
 
     const int decider = cfg.links.front().from;
@@ -294,6 +372,7 @@ result_set links_at_once(T& t, const transfer_config& cfg, std::string_view kern
             }
         }
     ops::barrier(t);
+    if (cfg.verify) check_nothing_left(t, kernel, tag);
     return out;
 }
 
@@ -311,6 +390,7 @@ result_set transfer_points(T& t, const transfer_config& cfg, std::string_view ke
         if (cfg.concurrent) return links_at_once(t, cfg, kernel, scale, pattern, extra);
         result_set out = links_one_at_a_time(t, cfg, kernel, scale, step, mirror, extra);
         ops::barrier(t);
+        if (cfg.verify) check_nothing_left(t, kernel, cfg.tag);
         return out;
     }
     std::vector<std::byte> buffer(largest_size(cfg));
@@ -347,6 +427,7 @@ result_set transfer_points(T& t, const transfer_config& cfg, std::string_view ke
             }
     }
     ops::barrier(t);
+    if (cfg.verify) check_nothing_left(t, kernel, cfg.tag);
     return out;
 }
 

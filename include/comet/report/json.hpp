@@ -633,7 +633,8 @@ inline void write_commtest(writer& w, const commtest_statistics& s) {
 
 /// Writes `r` as results.json (schema_version 1, documented in docs/results-schema.md): keys
 /// `schema_version`, `context`, `transport`, `nodes`, `results`, `fits`, `bandwidth`,
-/// `log_p_fits`, `growth`, `contention`, `overlap`, `commtest`, `notes`, in that order. Times in seconds, sizes in bytes, bandwidths in bytes per second; NaN → null.
+/// `log_p_fits`, `growth`, `contention`, `overlap`, `commtest`, `notes` (and `stopped`, for a run
+/// that ended early), in that order. Times in seconds, sizes in bytes, bandwidths in bytes per second; NaN → null.
 /// @throws invalid_argument when a record holds a NaN sample (see `summarize`).
 /// @code  std::ofstream f(dir / "results.json"); comet::write_json(f, report);  @endcode
 inline void write_json(std::ostream& os, const report& r) {
@@ -679,6 +680,14 @@ inline void write_json(std::ostream& os, const report& r) {
     w.begin_array();
     for (const auto& n : r.notes) w.string(n);
     w.end_array();
+    if (r.stopped) {  // only in the file of a run that ended early
+        w.key("stopped");
+        w.begin_object();
+        w.member("kernel", r.stopped->kernel);
+        w.member("last_point", r.stopped->last_point);
+        w.member("reason", r.stopped->reason);
+        w.end_object();
+    }
     w.end_object();
     w.finish();
 }

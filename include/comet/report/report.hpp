@@ -14,10 +14,27 @@
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace comet {
+
+/// Where and why a run ended before its last point (an interrupt, an error): its records are
+/// everything measured up to there.
+struct stop_note {
+    std::string kernel;      ///< the kernel that was running ("" when not known)
+    std::string last_point;  ///< the last point measured, as `point_name` names it ("" when none was)
+    std::string reason;      ///< "interrupted (SIGINT)", or the error's one-line message
+};
+
+/// "stopped in echo after echo/size:64/hops:1/nodes:2: interrupted (SIGINT)".
+inline std::string describe(const stop_note& s) {
+    std::string out = "stopped";
+    if (!s.kernel.empty()) out += " in " + s.kernel;
+    out += s.last_point.empty() ? std::string(" before any point was measured") : " after " + s.last_point;
+    return out + ": " + s.reason;
+}
 
 /// Everything one run produced, ready to be written.
 /// @code
@@ -37,6 +54,7 @@ struct report {
     std::vector<overlap_gain> overlap;          ///< synchronous against asynchronous exchange + DAXPY
     std::vector<commtest_statistics> commtest;  ///< COMMTEST: a, b, latency, bandwidths, model error per experiment
     std::vector<std::string> notes;             ///< what could not be measured or derived, and why
+    std::optional<stop_note> stopped;           ///< set when the run ended early: where and why
 };
 
 }  // namespace comet

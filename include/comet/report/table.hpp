@@ -357,6 +357,77 @@ inline void write_commtest(std::ostream& os, const std::vector<commtest_statisti
 /// <why>)", a protocol the transport cannot run "not supported"), and the notes. "-" marks a
 /// value that is absent or not computable.
 /// @code  comet::write_table(std::cout, report);  @endcode
+/// Whether `rec` is a row of the NIST seed's dilation study (kernels/nist/kernel.hpp).
+inline bool is_dilation_row(const record& rec) {
+    return (rec.kernel == "ring" || rec.kernel == "rc" || rec.kernel == "mesh") && rec.params.number("dilation").has_value();
+}
+
+/// The NIST seed's tables A1–A6 (one per application, setting and group size: a row per dilation
+/// factor, normalised times in seconds) and its table II (each study's speedup at its largest
+/// factor). Equation 1's estimate is shown where it holds; a note says where it does not.
+inline void write_dilation(std::ostream& os, const result_set& results) {
+    using namespace detail::table;
+    struct study {
+        std::string application, setting;
+        std::int64_t nodes;
+        std::vector<const record*> rows;
+    };
+    std::vector<study> studies;
+    for (const record& rec : results.records) {
+        if (!is_dilation_row(rec)) continue;
+        const std::string app = rec.params.text("application").value_or(rec.kernel), set = rec.params.text("setting").value_or("?");
+        const std::int64_t nodes = rec.params.integer("nodes").value_or(0);
+        auto it = std::find_if(studies.begin(), studies.end(),
+                               [&](const study& s) { return s.application == app && s.setting == set && s.nodes == nodes; });
+        if (it == studies.end()) it = studies.insert(studies.end(), study{app, set, nodes, {}});
+        it->rows.push_back(&rec);
+    }
+    if (studies.empty()) return;
+    const auto number = [](const record& r, std::string_view name, int decimals) { return fixed(r.params.number(name), decimals); };
+    for (const study& s : studies) {
+        text_table t{{"D", "E_D[s]", "U_D[s]", "L_D[s]", "P_D[s]", "O_D[s]", "%LM", "A_D[ms]", "Max Log[ms]", "TM", "retries",
+                      "speedup", "estimate[s]"},
+                     std::vector<bool>(13, false),
+                     {}};
+        std::vector<std::string> notes;
+        for (const record* r : s.rows) {
+            const auto ms = [&](std::string_view name) {
+                const auto v = r->params.number(name);
+                return fixed(v ? std::optional(*v * 1e3) : std::nullopt, 3);
+            };
+            const auto retries = r->params.integer("retries");
+            t.rows.push_back({number(*r, "dilation", 0), fixed(r->samples.empty() ? std::nullopt : std::optional(percentile(r->samples, 50.0)), 4),
+                              number(*r, "user", 4), number(*r, "logical", 4), number(*r, "physical", 4), number(*r, "overhead", 4),
+                              number(*r, "lm_percent", 1), ms("mean_logical"), ms("max_logical"),
+                              std::to_string(r->params.integer("messages").value_or(0)),
+                              retries ? std::to_string(*retries) : std::string("-"), number(*r, "speedup", 3),
+                              number(*r, "estimate", 4)});
+            for (const auto& n : r->notes)
+                if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+        }
+        os << '\n' << s.setting << '-' << s.application << " on " << s.nodes
+           << " nodes (NIST tables A1-A6): normalised service states, T_D = T / D\n";
+        t.write(os);
+        for (const auto& n : notes) os << "  note: " << n << '\n';
+    }
+    text_table t{{"study", "nodes", "E_1[s]", "largest D", "E_D[s]", "speedup E_1/E_D"}, {true, false, false, false, false, false}, {}};
+    for (const study& s : studies) {
+        const record* first = nullptr;
+        const record* last = nullptr;
+        for (const record* r : s.rows) {
+            const double d = r->params.number("dilation").value_or(0);
+            if (d == 1.0) first = r;
+            if (!last || d > last->params.number("dilation").value_or(0)) last = r;
+        }
+        if (!first || !last || first->samples.empty() || last->samples.empty()) continue;
+        const double e1 = percentile(first->samples, 50.0), ed = percentile(last->samples, 50.0);
+        t.rows.push_back({s.setting + "-" + s.application, std::to_string(s.nodes), fixed(e1, 4), number(*last, "dilation", 0),
+                          fixed(ed, 4), fixed(ed > 0 ? e1 / ed : 0.0, 3)});
+    }
+    os << "\nspeedup with time dilation (NIST table II)\n";
+    t.write(os);
+}
+
 inline void write_table(std::ostream& os, const report& r) {
     using namespace detail::table;
     write_context(os, r.ctx);
@@ -364,7 +435,11 @@ inline void write_table(std::ostream& os, const report& r) {
     std::vector<std::string> kernels;
     for (const auto& rec : r.results.records)
         if (std::find(kernels.begin(), kernels.end(), rec.kernel) == kernels.end()) kernels.push_back(rec.kernel);
-    for (const auto& k : kernels) write_kernel(os, k, r.results.of(k));
+    for (const auto& k : kernels) {
+        std::vector<const record*> recs = r.results.of(k);
+        std::erase_if(recs, [](const record* x) { return is_dilation_row(*x); });  // in their own tables below
+        if (!recs.empty()) write_kernel(os, k, recs);
+    }
 
     if (!r.fits.empty()) {
         text_table t{{"kernel", "regime", "sizes[B]", "t_startup[µs]", "t_per_byte[µs/B]", "hop[µs]", "residual[µs]",
@@ -472,6 +547,7 @@ inline void write_table(std::ostream& os, const report& r) {
         t.write(os);
     }
     if (!r.commtest.empty()) write_commtest(os, r.commtest);
+    write_dilation(os, r.results);
     for (const auto& n : r.notes) os << "note: " << n << '\n';
 }
 

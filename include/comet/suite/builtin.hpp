@@ -396,6 +396,48 @@ inline auto nbc_kernel() {
                   }};
 }
 
+/// One of NIST's synthetic applications under time dilation (seed 003): a record per setting
+/// and dilation factor with the service states (tables A1–A6). Plots: E_D and the speedup
+/// E_1 / E_D against D, a curve per setting (figure 7), on the largest group.
+inline auto nist_kernel(kernels::nist::application app) {
+    const std::string name(kernels::nist::to_string(app));
+    const auto against_d = [&](std::string plot, plot_value y, std::string title) {
+        return plot_description{.name = name + "_" + plot,
+                                .kernels = {name},
+                                .x = "dilation",
+                                .y = std::move(y),
+                                .series = "setting",
+                                .series_title = "{}",
+                                .largest = "nodes",
+                                .title = std::move(title),
+                                .x_label = "dilation factor D",
+                                .log_x = true,
+                                .log_base_x = 2};
+    };
+    plot_value elapsed{"normalised elapsed time E_D [s]", [](const record& r) -> std::optional<double> {
+                           if (r.samples.empty()) return std::nullopt;
+                           return summarize(r.samples).median;
+                       }};
+    plot_value speedup{"speedup E_1 / E_D", [](const record& r) { return r.params.number("speedup"); }};
+    kernel_descriptor d{.name = name,
+                        .min_ranks = app == kernels::nist::application::mesh ? 4 : 2,
+                        .points = [](const suite_config& c, int) { return c.nist.settings.size() * c.nist.dilations.size(); },
+                        .plots = {against_d("elapsed", std::move(elapsed), "NIST " + name + ": normalised elapsed time vs dilation"),
+                                  against_d("speedup", std::move(speedup), "NIST " + name + ": speedup with time dilation")}};
+    if (app == kernels::nist::application::mesh)
+        d.group_rule = [](int nodes) -> std::optional<std::string> {
+            int n = 2;
+            while (n * n < nodes) ++n;
+            if (n * n != nodes) return "needs a square number of nodes (an N x N torus)";
+            return std::nullopt;
+        };
+    return kernel{std::move(d), [app](auto& t, const suite_run& r) {
+                      kernels::nist::study_config c = r.config.nist;
+                      if (r.config.on_point) c.on_point = r.config.on_point;
+                      return kernels::nist::dilation_study(t, app, c);
+                  }};
+}
+
 /// Every kernel of the suite: CoMet's in the thesis' order (the order of `implemented_kernels`),
 /// then the other seeds'.
 inline const auto& builtin_kernels() {
@@ -403,7 +445,9 @@ inline const auto& builtin_kernels() {
         std::tuple{echo_kernel(),         pairwise_kernel(),      broadcast_kernel(),     global_sum_kernel(),
                    barrier_kernel(),      contention_kernel(),    overlap_kernel(),       update_guard_kernel(),
                    shift_matrix_kernel(), transpose_kernel(),     row_broadcast_kernel(), col_broadcast_kernel(),
-                   commtest_kernel(),       sync_kernel(),          collectives_kernel(),   nbc_kernel()};
+                   commtest_kernel(),       sync_kernel(),          collectives_kernel(),   nbc_kernel(),
+                   nist_kernel(kernels::nist::application::ring), nist_kernel(kernels::nist::application::rc),
+                   nist_kernel(kernels::nist::application::mesh)};
     return all;
 }
 

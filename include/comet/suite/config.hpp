@@ -13,6 +13,7 @@
 #include <comet/kernels/overlap.hpp>
 #include <comet/kernels/matrix/kernel.hpp>
 #include <comet/kernels/nbc.hpp>
+#include <comet/kernels/nist/kernel.hpp>
 #include <comet/kernels/transfer.hpp>
 #include <comet/kernels/windowed_collectives.hpp>
 #include <comet/stats/record.hpp>
@@ -26,7 +27,7 @@
 namespace comet {
 
 /// The names of the CoMet suite's kernels, in the thesis' order: what "all" means. The other
-/// seeds' kernels (commtest, sync, collectives, nbc) run when named.
+/// seeds' kernels (commtest, sync, collectives, nbc, ring, rc, mesh) run when named.
 inline std::vector<std::string> implemented_kernels() {
     return {"echo",       "pairwise", "broadcast",    "global_sum", "barrier",       "contention",
             "overlap",    "update_guard", "shift_matrix", "transpose", "row_broadcast", "col_broadcast"};
@@ -55,10 +56,21 @@ struct suite_config {
     /// Nonblocking collectives: blocking time, time- and work-based overhead, progression (seed
     /// 002, section 4). Its own measurement scheme: `sampling` does not apply.
     kernels::nbc_config nbc = {};
+    /// NIST's synthetic applications (ring, rc, mesh) under time dilation, their service states
+    /// (seed 003). Each run is one sample: `sampling` does not apply.
+    kernels::nist::study_config nist = {};
     /// When set, how every kernel samples its points, in place of each kernel's own `sampling`.
     std::optional<comet::sampling> sampling = {};
     /// Called on the measuring rank after each point (for progress displays).
     std::function<void(const record&)> on_point = {};
+    /// Called on every rank as each kernel starts, with its name (so a program that stops
+    /// half-way can say which kernel was running). Ranks may call it from their own threads.
+    std::function<void(const std::string&)> on_kernel = {};
+    /// Asked after each point, where `on_point` is called (after it): a reason stops the suite
+    /// there, run_suite throwing `suite_stopped` with it; on the threads transport and the
+    /// simulator, an exception on one rank stops them all. A signal handler sets a flag, and
+    /// this reads it: the suite stops between two points, never inside one.
+    std::function<std::optional<std::string>()> stop = {};
 
     /// `c` (a kernel's configuration, with `sampling` and `on_point` members) with what the
     /// suite sets on every kernel: the kernel's own configuration when the suite sets nothing.

@@ -48,6 +48,8 @@ inline void note_skipped(report& r, const std::vector<std::string>& kernels, con
 inline std::string suite_summary(const report& r, std::span<const kernel_descriptor> all = suite_kernels(),
                                  bool beside_thesis = false) {
     std::ostringstream summary;
+    // First, so that a reader sees at once that the tables below hold only part of the run.
+    if (r.stopped) summary << describe(*r.stopped) << "\n(the tables hold what was measured up to there)\n\n";
     write_table(summary, r);
     if (beside_thesis) {
         summary << '\n';
@@ -59,6 +61,41 @@ inline std::string suite_summary(const report& r, std::span<const kernel_descrip
     return summary.str();
 }
 
+/// Writes `path` through a temporary file in the same folder, renamed over `path` once
+/// complete: a reader (or a run stopped half-way) finds the previous file or the new one,
+/// never half of one. @throws error naming the file that could not be written.
+inline void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& body) {
+    std::filesystem::path temporary = path;
+    temporary.replace_filename("." + path.filename().string() + ".tmp");
+    const auto discard = [&] {
+        std::error_code ignored;
+        std::filesystem::remove(temporary, ignored);
+    };
+    {
+        std::ofstream f(temporary, std::ios::binary | std::ios::trunc);
+        if (!f) raise<error>(-1, "cannot write ", path.string());
+        try {
+            body(f);
+            f.flush();
+        } catch (...) {
+            f.close();
+            discard();
+            throw;
+        }
+        if (!f) {
+            f.close();
+            discard();
+            raise<error>(-1, "writing ", path.string(), " failed");
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(temporary, path, ec);
+    if (ec) {
+        discard();
+        raise<error>(-1, "cannot replace ", path.string(), ": ", ec.message());
+    }
+}
+
 /// What `write_suite_report` wrote.
 struct suite_files {
     std::vector<std::filesystem::path> files;  ///< results.json, the CSV files, summary.txt
@@ -67,6 +104,7 @@ struct suite_files {
 
 /// Writes the report folder `dir` (created if missing): results.json, results.csv, fits.csv,
 /// bandwidth.csv, `summary` as summary.txt, and the plots of `all`'s descriptors in plots/.
+/// Each file is written whole or not at all (`write_file_atomically`).
 /// @throws error naming the file or folder that could not be written (plots that could not be
 ///         rendered are listed in the outcome instead).
 /// @code
@@ -82,10 +120,7 @@ inline suite_files write_suite_report(const std::filesystem::path& dir, const re
     suite_files out;
     const auto write = [&](const char* name, const std::function<void(std::ostream&)>& body) {
         const std::filesystem::path path = dir / name;
-        std::ofstream f(path);
-        if (!f) raise<error>(-1, "cannot write ", path.string());
-        body(f);
-        if (!f) raise<error>(-1, "writing ", path.string(), " failed");
+        write_file_atomically(path, body);
         out.files.push_back(path);
     };
     write("results.json", [&](std::ostream& os) { write_json(os, r); });

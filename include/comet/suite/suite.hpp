@@ -25,6 +25,13 @@
 
 namespace comet {
 
+/// Raised by run_suite between two points when `suite_config::stop` gave a reason; the
+/// message is the reason.
+class suite_stopped : public error {
+public:
+    using error::error;
+};
+
 /// The descriptors of the suite's own kernels, in the thesis' order.
 inline const std::vector<kernel_descriptor>& suite_kernels() {
     static const std::vector<kernel_descriptor> all =
@@ -96,11 +103,22 @@ template <transport T, class... Run>
 result_set run_suite(T& t, const suite_config& cfg = {}, const kernel<Run>&... extra) {
     const std::vector<kernel_descriptor> all = suite_descriptors(extra...);
     check_suite(cfg, all);
+    // With a stop condition, each point's callback asks it after reporting the point.
+    suite_config stoppable;
+    if (cfg.stop) {
+        stoppable = cfg;
+        stoppable.on_point = [&cfg](const record& rec) {
+            if (cfg.on_point) cfg.on_point(rec);
+            if (auto why = cfg.stop()) throw suite_stopped(*why);
+        };
+    }
+    const suite_config& config = cfg.stop ? stoppable : cfg;
     result_set measured;
     std::vector<std::string> ran;
     for (const auto& name : cfg.kernels) {
         if (suite_skip_reason(name, t.size(), all)) continue;
-        const suite_run r{cfg, measured, ran};
+        if (cfg.on_kernel) cfg.on_kernel(name);
+        const suite_run r{config, measured, ran};
         bool done = false;
         const auto run_if_named = [&](const auto& k) {
             if (done || k.descriptor.name != name) return;

@@ -31,12 +31,14 @@
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/function_ref.hpp>
+#include <comet/core/hash.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
 #include <comet/timing/repeat.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -469,27 +471,44 @@ inline std::vector<sampled_point> unpack_points(const std::vector<double>& v, st
     return out;
 }
 
+/// A 64-bit hash of `v`'s bits, so that the measurements `forward_points` moves are known to
+/// arrive as they were sent.
+inline std::uint64_t checksum(std::span<const double> v) noexcept {
+    std::uint64_t h = splitmix64(v.size());
+    for (double x : v) h = splitmix64(h ^ std::bit_cast<std::uint64_t>(x));
+    return h;
+}
+
 }  // namespace detail
 
 /// Moves the measurements of `points` points from rank `from` to rank `to` (for a kernel whose
 /// timing rank is not the rank that returns the records). Call on both: `from` passes what it
 /// measured and gets it back unchanged; `to` gets the copy. On any other rank, or when `from`
-/// is `to`, nothing is sent. Two messages on `tag`: the length, then the doubles.
+/// is `to`, nothing is sent. Two messages on `tag`: a header (the length, a checksum of the
+/// doubles, a hash of both), then the doubles; a header or payload that arrives damaged raises
+/// verification_error on `to` instead of becoming a number.
 template <transport T>
 std::vector<sampled_point> forward_points(T& t, int from, int to, int tag, std::vector<sampled_point> measured,
                                           std::size_t points) {
     if (from == to || (t.rank() != from && t.rank() != to)) return measured;
     if (t.rank() == from) {
         const std::vector<double> v = detail::pack_points(measured);
-        const std::uint64_t length = v.size();
-        ops::send(t, to, tag, std::as_bytes(std::span(&length, 1)));
+        const std::uint64_t sum = detail::checksum(v);
+        const std::uint64_t header[3] = {v.size(), sum, detail::splitmix64(v.size() ^ detail::splitmix64(sum))};
+        ops::send(t, to, tag, std::as_bytes(std::span(header)));
         ops::send(t, to, tag, std::as_bytes(std::span(v)));
         return measured;
     }
-    std::uint64_t length = 0;
-    ops::recv(t, from, tag, std::as_writable_bytes(std::span(&length, 1)));
-    std::vector<double> v(static_cast<std::size_t>(length));
+    std::uint64_t header[3] = {};
+    ops::recv(t, from, tag, std::as_writable_bytes(std::span(header)));
+    if (header[2] != detail::splitmix64(header[0] ^ detail::splitmix64(header[1])))
+        raise<verification_error>(t.rank(), "forward_points: the header of the measurements from rank ", from,
+                                  " arrived damaged (tag ", tag, ")");
+    std::vector<double> v(static_cast<std::size_t>(header[0]));
     ops::recv(t, from, tag, std::as_writable_bytes(std::span(v)));
+    if (detail::checksum(v) != header[1])
+        raise<verification_error>(t.rank(), "forward_points: the ", v.size(), " measurements from rank ", from,
+                                  " arrived damaged (tag ", tag, ")");
     return detail::unpack_points(v, points, t.rank(), from);
 }
 

@@ -8,6 +8,7 @@
 // What each member calls (MPI-3.1 section in brackets):
 //   isend irecv test iprobe now     MPI_Isend MPI_Irecv MPI_Test MPI_Iprobe MPI_Wtime [3.7, 3.8.1, 8.6]
 //   send recv wait wait_all         MPI_Send MPI_Recv MPI_Wait MPI_Waitall          [3.2, 3.7.3, 3.7.5]
+//                                   (send to oneself: MPI_Isend of a copy, see below)
 //   ssend issend rsend irsend       MPI_Ssend MPI_Issend MPI_Rsend MPI_Irsend      [3.4, 3.7.2]
 //   bsend                           MPI_Bsend, into a buffer the transport attaches  [3.4, 3.6]
 //   sendrecv                        MPI_Sendrecv                                    [3.10]
@@ -21,21 +22,32 @@
 //   abort                           prints "comet: rank R: <message>", MPI_Abort     [8.7]
 // Matching, non-overtaking, progress and buffering are MPI's own. In particular `send` is a
 // standard send: it may wait for the matching receive (MPI's eager limit decides when), so two
-// ranks that both `send` a large message first deadlock, as they would in MPI. `bsend` is
-// MPI_Bsend, MPI's buffered mode: a copy into a buffer attached to the process (MPI_Buffer_attach),
-// sent from there. The transport attaches one on the first `bsend` (unless the program attached
-// its own, which is then used) and never lets MPI_Bsend find it full: MPI does not say when a
-// buffered message has left, so the transport counts every byte buffered since it attached
-// (message, MPI_BSEND_OVERHEAD and alignment) and, when the next message would not fit that
-// count, detaches — which waits until the messages buffered so far have been sent, as MPI
-// says — and attaches again, larger if the message needs it. (A failed MPI_Bsend is not an
-// error one can recover from: Open MPI 4.1's ob1 has then spent the message's sequence number,
-// and the peer waits for it forever.) A kernel that knows what it will buffer reserves it
-// beforehand, outside its timing (`reserve_bsend`). Since MPI_Bsend is a mode of its own and not
-// how MPI's sends behave, the transport says `bsend_copies`: kernels in which both ranks send
-// first use MPI_Sendrecv,
-// not MPI_Bsend (kernels/swap.hpp). Application code that wants NX/2's csend semantics on every
-// send wraps the transport in `comet::buffered` (comet/transport/decorators/buffered.hpp).
+// ranks that both `send` a large message first deadlock, as they would in MPI.
+//
+// Sending to oneself. `send(rank(), ...)` followed by `recv(rank(), ...)` works for every size:
+// the transport copies the message and starts MPI_Isend on the copy, which it keeps until MPI
+// has sent it (it frees the copies sent so far at the next send to itself, and leaks, on
+// purpose, any still unreceived when it is destroyed). MPI_Send to oneself returns only once
+// MPI has buffered the message or the receive has matched it, and that receive can only be
+// posted afterwards by the same caller: an "unsafe" program (MPI-3.1 §3.5) that works while
+// MPI sends eagerly — Open MPI 4.1's `self` path up to 968 bytes — and waits forever beyond.
+// The copy costs only such sends (one compare on every other); no kernel times a message to
+// its own rank. `ssend` to oneself still needs a receive posted beforehand (irecv), as in MPI.
+//
+// `bsend` is MPI_Bsend, MPI's buffered mode: a copy into a buffer attached to the process
+// (MPI_Buffer_attach), sent from there. The transport attaches one on the first `bsend` (unless
+// the program attached its own, which is then used) and never lets MPI_Bsend find it full: MPI
+// does not say when a buffered message has left, so the transport counts every byte buffered since
+// it attached (message, MPI_BSEND_OVERHEAD and alignment) and, when the next message would not fit
+// that count, detaches — which waits until the messages buffered so far have been sent, as MPI
+// says — and attaches again, larger if the message needs it. (A failed MPI_Bsend is not an error
+// one can recover from: Open MPI 4.1's ob1 has then spent the message's sequence number, and the
+// peer waits for it forever.) A kernel that knows what it will buffer reserves it beforehand,
+// outside its timing (`reserve_bsend`). Since MPI_Bsend is a mode of its own and not how MPI's
+// sends behave, the transport says `bsend_copies`: kernels in which both ranks send first use
+// MPI_Sendrecv, not MPI_Bsend (kernels/swap.hpp). Application code that wants NX/2's csend
+// semantics on every send wraps the transport in `comet::buffered`
+// (comet/transport/decorators/buffered.hpp).
 //
 // The communicator. A transport works on a duplicate (MPI_Comm_dup) of the communicator it is
 // given, so comet's messages never match the application's receives nor the application's
@@ -76,6 +88,27 @@
 // that measurements are MPI's; turn it on for application code that may receive into too
 // small a buffer on such an MPI.
 //
+// Watchdog (`options{.watchdog_s = 5}`, off by default). MPI reports no deadlock: a rank blocked
+// for a message that never comes waits until the job is killed. With the watchdog on, every
+// blocking operation of the transport (send, recv, wait, wait_all, sendrecv, ssend, rsend and
+// the blocking collectives, and run's closing barrier) runs as its nonblocking twin polled with
+// MPI_Test; one blocked longer than the limit prints
+//   comet: rank 0: watchdog: blocked for 5 s in recv from rank 1 (tag 4, up to 16 bytes); ending the job
+// and ends the job with MPI_Abort, after a grace period in which the other blocked ranks print
+// theirs (comet/transport/mpi/watchdog.hpp). Polling is not what a measurement should time;
+// leave it off when measuring. Not watched: MPI_Buffer_detach in `bsend` (which waits for the
+// messages buffered before), and a pending request's destructor.
+//
+// Collective arguments (`options{.check_collectives = true}`, off by default). MPI leaves a
+// collective whose ranks pass different sizes or roots erroneous and undetected (MPI-3.1 §5.1):
+// on Open MPI 4.1, a broadcast whose root passes more bytes than the others writes past their
+// buffers, and one whose root passes fewer leaves them partly written, unreported. With the
+// check on, broadcast, the reductions, gather and alltoall first compare every rank's root and
+// size in one MPI_Allreduce and, if they differ, every rank raises invalid_argument naming the
+// two extremes and the ranks that passed them. That allreduce is a message MPI's collective does
+// not send, so measurements leave the check off. Nonblocking collectives are not checked (a
+// blocking comparison would change when they return).
+//
 // Requests. `request` is move-only and owns one MPI_Request. `test`/`wait` on a default or
 // completed request return a default status at once; a completed send reports {destination,
 // tag, size}, a receive what MPI_Status says, a collective a default status. A request dropped
@@ -100,6 +133,7 @@
 #include <comet/core/work.hpp>
 #include <comet/transport/mpi/environment.hpp>
 #include <comet/transport/mpi/guard.hpp>
+#include <comet/transport/mpi/watchdog.hpp>
 
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
@@ -107,7 +141,9 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <cmath>
 #include <limits>
+#include <list>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -130,6 +166,21 @@ struct options {
     /// rendezvous paths). Costs about 24 ns a receive (+10% on an 8-byte ping-pong, +1% at
     /// 4 KiB, nothing measurable from 64 KiB); off by default so that measurements are MPI's.
     bool guard_truncation = false;
+    /// Seconds a blocking operation may wait before the watchdog ends the job, naming the rank,
+    /// the operation and its peer (comet/transport/mpi/watchdog.hpp); 0, the default, is off.
+    /// Waiting for a peer that computes counts too: set it above the longest wait of a correct
+    /// run.
+    /// On, every blocking operation is its nonblocking twin polled with MPI_Test, which is not
+    /// what a measurement should time: leave it off when measuring.
+    double watchdog_s = 0;
+    /// Before each blocking collective whose ranks must agree on a root or a size (broadcast,
+    /// the reductions, gather, alltoall), the ranks compare them in one MPI_Allreduce, and every
+    /// rank raises invalid_argument naming the sizes that differ and the ranks that passed them,
+    /// instead of letting MPI run an erroneous collective (MPI-3.1 §5.1: a larger root's
+    /// broadcast writes past the others' buffers on Open MPI 4.1, a smaller one leaves them
+    /// partly filled, unreported). It costs that allreduce on every such collective, so it is
+    /// off by default: a measured collective is MPI's alone.
+    bool check_collectives = false;
 };
 
 namespace detail {
@@ -242,11 +293,17 @@ public:
 
     /// Duplicates `comm` (collective over it: every rank of `comm` constructs at once).
     /// @throws invalid_argument if `comm` is a null communicator; error if MPI is not running.
-    explicit transport(const boost::mpi::communicator& comm, options o = {}) : guarded_(o.guard_truncation) {
+    /// @throws invalid_argument if options::watchdog_s is negative or not a number.
+    explicit transport(const boost::mpi::communicator& comm, options o = {})
+        : guarded_(o.guard_truncation), check_collectives_(o.check_collectives), watchdog_s_(o.watchdog_s) {
         if (!boost::mpi::environment::initialized() || boost::mpi::environment::finalized())
             raise<error>(-1, "mpi::transport: MPI is not running (call comet::mpi::initialize() or use comet::mpi::run)");
         const MPI_Comm user = comm;
         if (user == MPI_COMM_NULL) raise<invalid_argument>(-1, "mpi::transport: the communicator is MPI_COMM_NULL");
+        if (!(watchdog_s_ >= 0) || std::isinf(watchdog_s_))
+            raise<invalid_argument>(comm.rank(), "mpi::transport: watchdog_s ", watchdog_s_,
+                                    " is not a number of seconds (0 turns the watchdog off)");
+        watched_ = watchdog_s_ > 0;
         detail::check(MPI_Comm_dup(user, &comm_), -1, "mpi::transport: MPI_Comm_dup");
         MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
         MPI_Comm_rank(comm_, &rank_);
@@ -263,7 +320,11 @@ public:
     /// Frees the duplicate communicator (MPI_Comm_free: collective, and operations still
     /// pending on it complete first). Requests should be gone before.
     ~transport() {
-        if (comm_ != MPI_COMM_NULL && detail::mpi_running()) MPI_Comm_free(&comm_);
+        if (!detail::mpi_running()) return;
+        collect_self_sends();
+        // A message sent to this rank itself and never received: MPI may still read its copy.
+        if (!self_sends_.empty()) new std::list<self_send>(std::move(self_sends_));  // deliberately leaked
+        if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
     }
 
     int rank() const noexcept { return rank_; }
@@ -272,6 +333,10 @@ public:
     MPI_Comm native() const noexcept { return comm_; }
     /// Whether receives go through the truncation guard (options::guard_truncation).
     bool guards_truncation() const noexcept { return guarded_; }
+    /// The watchdog's limit in seconds (options::watchdog_s; 0: off).
+    double watchdog_s() const noexcept { return watchdog_s_; }
+    /// Whether collectives compare their roots and sizes first (options::check_collectives).
+    bool checks_collectives() const noexcept { return check_collectives_; }
 
     // ---- the point-to-point core ----
 
@@ -305,6 +370,9 @@ public:
         default:
             break;
         }
+        // A send to this rank (or polled while a message it waits for sits unmatched) completes
+        // only once a waiting guarded receive has taken its message: give them the chance.
+        if (guarded_ && !guard_.idle()) guard_.match();
         int done = 0;
         MPI_Status st;
         const int rc = MPI_Test(&r.mpi_, &done, &st);
@@ -336,13 +404,17 @@ public:
 
     // ---- native operations ----
 
-    /// MPI_Send: a standard send, which may wait for the matching receive.
+    /// MPI_Send: a standard send, which may wait for the matching receive. A send to this rank
+    /// itself returns at once: it is an MPI_Isend of a copy (see the top of this header).
     void send(int dest, int tag, const_bytes data) {
         check_send(dest, tag, data.size(), "send");
+        if (dest == rank_) [[unlikely]]
+            return send_to_self(tag, data);
         const int count = static_cast<int>(data.size());
         int rc = MPI_SUCCESS;
-        if (guard_waiting()) [[unlikely]]
-            rc = blocking(MPI_Isend(data.data(), count, MPI_BYTE, dest, tag, comm_, &scratch_));
+        if (polls()) [[unlikely]]
+            rc = blocking(MPI_Isend(data.data(), count, MPI_BYTE, dest, tag, comm_, &scratch_),
+                          {"send", detail::blocked_op::shape::to, dest, tag, data.size()});
         else
             rc = MPI_Send(data.data(), count, MPI_BYTE, dest, tag, comm_);
         detail::check(rc, rank_, "send to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes)");
@@ -352,6 +424,8 @@ public:
     status recv(int source, int tag, mutable_bytes buffer) {
         check_recv(source, tag, "recv");
         if (guarded_) return guarded_recv(source, tag, buffer, "recv");
+        if (watched_) [[unlikely]]
+            return polled_recv(source, tag, buffer, "recv");
         MPI_Status st;
         const int rc = MPI_Recv(buffer.data(), detail::count_of(buffer.size()), MPI_BYTE, detail::mpi_source(source),
                                 detail::mpi_tag(tag), comm_, &st);
@@ -371,16 +445,16 @@ public:
             break;
         }
         MPI_Status st;
-        const int rc = guard_waiting() ? complete(r.mpi_, st) : MPI_Wait(&r.mpi_, &st);
+        const int rc = polls() ? complete(r.mpi_, st, waited_for(r)) : MPI_Wait(&r.mpi_, &st);
         if (rc != MPI_SUCCESS) [[unlikely]]
             failed(r, rc, st, "wait");
         return completed(r, st);
     }
 
-    /// MPI_Waitall over the span (a guarded receive among them: each waited in turn). Raises
-    /// the first error; the requests that did not complete stay pending.
+    /// MPI_Waitall over the span (guarded or watched: each waited in turn). Raises the first
+    /// error; the requests that did not complete stay pending.
     void wait_all(std::span<request> requests) {
-        if (guarded_) {
+        if (guarded_ || watched_) {
             for (request& r : requests) wait(r);
             return;
         }
@@ -405,17 +479,20 @@ public:
 
     /// MPI_Barrier.
     void barrier() {
-        const int rc = guard_waiting() ? blocking(MPI_Ibarrier(comm_, &scratch_)) : MPI_Barrier(comm_);
+        const int rc = polls() ? blocking(MPI_Ibarrier(comm_, &scratch_), {"barrier"}) : MPI_Barrier(comm_);
         detail::check(rc, rank_, "barrier");
     }
 
-    /// MPI_Bcast of `data` from `root`. @pre every rank passes the same root and size.
+    /// MPI_Bcast of `data` from `root`. @pre every rank passes the same root and size
+    /// (checked with options::check_collectives).
     void broadcast(int root, mutable_bytes data) {
         check_rank(root, "broadcast root");
         check_size(data.size(), "broadcast");
+        if (check_collectives_) agree("broadcast", root, data.size(), "bytes");
         const int count = static_cast<int>(data.size());
-        const int rc = guard_waiting() ? blocking(MPI_Ibcast(data.data(), count, MPI_BYTE, root, comm_, &scratch_))
-                                       : MPI_Bcast(data.data(), count, MPI_BYTE, root, comm_);
+        const int rc = polls() ? blocking(MPI_Ibcast(data.data(), count, MPI_BYTE, root, comm_, &scratch_),
+                                          {"broadcast", detail::blocked_op::shape::root, root, 0, data.size(), "bytes"})
+                               : MPI_Bcast(data.data(), count, MPI_BYTE, root, comm_);
         detail::check(rc, rank_, "broadcast from rank ", root, " (", data.size(), " bytes)");
     }
 
@@ -459,11 +536,12 @@ public:
         if (rank_ == root && all.size() != need)
             raise<invalid_argument>(rank_, "gather: the root's buffer holds ", all.size(), " bytes where ", size_, " blocks of ",
                                     mine.size(), " need ", need);
+        if (check_collectives_) agree("gather", root, mine.size(), "bytes each");
         const int count = static_cast<int>(mine.size());
         std::byte* into = rank_ == root ? all.data() : nullptr;
-        const int rc = guard_waiting()
-                           ? blocking(MPI_Igather(mine.data(), count, MPI_BYTE, into, count, MPI_BYTE, root, comm_, &scratch_))
-                           : MPI_Gather(mine.data(), count, MPI_BYTE, into, count, MPI_BYTE, root, comm_);
+        const int rc = polls() ? blocking(MPI_Igather(mine.data(), count, MPI_BYTE, into, count, MPI_BYTE, root, comm_, &scratch_),
+                                          {"gather", detail::blocked_op::shape::root, root, 0, mine.size(), "bytes each"})
+                               : MPI_Gather(mine.data(), count, MPI_BYTE, into, count, MPI_BYTE, root, comm_);
         detail::check(rc, rank_, "gather to rank ", root, " (", mine.size(), " bytes each)");
     }
 
@@ -479,10 +557,11 @@ public:
             raise<invalid_argument>(rank_, "alltoall: the receive buffer holds ", in.size(), " bytes where ", size_,
                                     " blocks of ", n, " need ", out.size());
         check_size(n, "alltoall");
+        if (check_collectives_) agree("alltoall", -1, n, "bytes to each rank");
         const int count = static_cast<int>(n);
-        const int rc = guard_waiting()
-                           ? blocking(MPI_Ialltoall(out.data(), count, MPI_BYTE, in.data(), count, MPI_BYTE, comm_, &scratch_))
-                           : MPI_Alltoall(out.data(), count, MPI_BYTE, in.data(), count, MPI_BYTE, comm_);
+        const int rc = polls() ? blocking(MPI_Ialltoall(out.data(), count, MPI_BYTE, in.data(), count, MPI_BYTE, comm_, &scratch_),
+                                          {"alltoall", detail::blocked_op::shape::all, 0, 0, n, "bytes to each rank"})
+                               : MPI_Alltoall(out.data(), count, MPI_BYTE, in.data(), count, MPI_BYTE, comm_);
         detail::check(rc, rank_, "alltoall (", n, " bytes to each rank)");
     }
 
@@ -501,16 +580,24 @@ public:
     void ssend(int dest, int tag, const_bytes data) {
         check_send(dest, tag, data.size(), "ssend");
         const int count = static_cast<int>(data.size());
-        const int rc = guard_waiting() ? blocking(MPI_Issend(data.data(), count, MPI_BYTE, dest, tag, comm_, &scratch_))
-                                       : MPI_Ssend(data.data(), count, MPI_BYTE, dest, tag, comm_);
+        const int rc = polls() ? blocking(MPI_Issend(data.data(), count, MPI_BYTE, dest, tag, comm_, &scratch_),
+                                          {"ssend", detail::blocked_op::shape::to, dest, tag, data.size()})
+                               : MPI_Ssend(data.data(), count, MPI_BYTE, dest, tag, comm_);
         detail::check(rc, rank_, "ssend to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes)");
     }
     /// MPI_Bsend: copies `data` into the attached buffer and returns; MPI sends it from there.
     /// The first call attaches a buffer (unless the program has its own attached). A message
-    /// that would not fit beside those buffered since the attach first waits for them to be
-    /// sent (MPI_Buffer_detach) and attaches again, large enough for it.
+    /// that would not fit beside those buffered since the attach is sent as a copy of its own by
+    /// MPI_Isend instead: making room would mean MPI_Buffer_detach, which waits until the
+    /// buffered messages are received, and a buffered send never waits for a receiver. Kernels
+    /// that time bsend call `reserve_bsend` first, outside their timing, so their messages go by
+    /// MPI_Bsend.
     void bsend(int dest, int tag, const_bytes data) {
         check_send(dest, tag, data.size(), "bsend");
+        if (const detail::bsend_buffer& b = detail::the_bsend_buffer(); b.ours && b.used + bsend_charge(data.size()) > b.capacity) {
+            send_copy(dest, tag, data, "bsend");
+            return;
+        }
         make_bsend_room(1, data.size());
         const int rc = MPI_Bsend(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, comm_);
         if (rc != MPI_SUCCESS) {
@@ -547,8 +634,9 @@ public:
     void rsend(int dest, int tag, const_bytes data) {
         check_send(dest, tag, data.size(), "rsend");
         const int count = static_cast<int>(data.size());
-        const int rc = guard_waiting() ? blocking(MPI_Irsend(data.data(), count, MPI_BYTE, dest, tag, comm_, &scratch_))
-                                       : MPI_Rsend(data.data(), count, MPI_BYTE, dest, tag, comm_);
+        const int rc = polls() ? blocking(MPI_Irsend(data.data(), count, MPI_BYTE, dest, tag, comm_, &scratch_),
+                                          {"rsend", detail::blocked_op::shape::to, dest, tag, data.size()})
+                               : MPI_Rsend(data.data(), count, MPI_BYTE, dest, tag, comm_);
         detail::check(rc, rank_, "rsend to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes)");
     }
     /// MPI_Irsend. @pre as rsend.
@@ -562,13 +650,13 @@ public:
 
     /// MPI_Sendrecv: sends `out` to `dest` and receives into `in` from `source`; two ranks that
     /// sendrecv with each other never deadlock. Returns the receive's status. (Guarded: MPI_Isend,
-    /// the guarded receive, MPI_Wait.)
+    /// the guarded receive, MPI_Wait; watched: MPI_Isend, MPI_Irecv, each polled.)
     status sendrecv(int dest, int send_tag, const_bytes out, int source, int recv_tag, mutable_bytes in) {
         check_send(dest, send_tag, out.size(), "sendrecv");
         check_recv(source, recv_tag, "sendrecv");
-        if (guarded_) {
+        if (guarded_ || watched_) {
             request s = isend(dest, send_tag, out);
-            const status got = guarded_recv(source, recv_tag, in, "sendrecv");
+            const status got = guarded_ ? guarded_recv(source, recv_tag, in, "sendrecv") : polled_recv(source, recv_tag, in, "sendrecv");
             wait(s);
             return got;
         }
@@ -747,19 +835,23 @@ private:
 
     void reduce(int root, std::span<double> values, MPI_Op op, const char* what) {
         check_size(values.size_bytes(), what);
+        if (check_collectives_) agree(what, root, values.size(), "doubles");
         const int count = static_cast<int>(values.size());
         const void* from = rank_ == root ? MPI_IN_PLACE : values.data();
         double* into = rank_ == root ? values.data() : nullptr;
-        const int rc = guard_waiting() ? blocking(MPI_Ireduce(from, into, count, MPI_DOUBLE, op, root, comm_, &scratch_))
-                                       : MPI_Reduce(from, into, count, MPI_DOUBLE, op, root, comm_);
+        const int rc = polls() ? blocking(MPI_Ireduce(from, into, count, MPI_DOUBLE, op, root, comm_, &scratch_),
+                                          {what, detail::blocked_op::shape::root, root, 0, values.size(), "doubles"})
+                               : MPI_Reduce(from, into, count, MPI_DOUBLE, op, root, comm_);
         detail::check(rc, rank_, what, " to rank ", root, " (", values.size(), " doubles)");
     }
 
     void allreduce(std::span<double> values, MPI_Op op, const char* what) {
         check_size(values.size_bytes(), what);
+        if (check_collectives_) agree(what, -1, values.size(), "doubles");
         const int count = static_cast<int>(values.size());
-        const int rc = guard_waiting() ? blocking(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, op, comm_, &scratch_))
-                                       : MPI_Allreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, op, comm_);
+        const int rc = polls() ? blocking(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, op, comm_, &scratch_),
+                                          {what, detail::blocked_op::shape::all, 0, 0, values.size(), "doubles"})
+                               : MPI_Allreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, op, comm_);
         detail::check(rc, rank_, what, " (", values.size(), " doubles)");
     }
 
@@ -771,23 +863,116 @@ private:
     /// turn — as MPI_Irecv's receives would have taken those messages meanwhile.
     bool guard_waiting() const noexcept { return guarded_ && !guard_.idle(); }
 
-    /// Completes `r`: polling it while guarded receives wait, in MPI_Wait once none does.
-    int complete(MPI_Request& r, MPI_Status& st) {
+    /// Whether blocking operations run as their nonblocking twins, polled: while guarded
+    /// receives wait, or with the watchdog on.
+    bool polls() const noexcept { return watched_ || guard_waiting(); }
+
+    /// Completes `r`, which is the operation `op`: polling it while guarded receives wait or
+    /// the watchdog watches (which ends the job once `op` has waited past its limit), in
+    /// MPI_Wait otherwise.
+    int complete(MPI_Request& r, MPI_Status& st, const detail::blocked_op& op) {
+        detail::deadline limit(watchdog_s_);
         for (;;) {
-            if (guard_.idle()) return MPI_Wait(&r, &st);
+            if (!watched_ && guard_.idle()) return MPI_Wait(&r, &st);
             int done = 0;
             const int rc = MPI_Test(&r, &done, &st);
             if (rc != MPI_SUCCESS || done) return rc;
-            guard_.match();
+            if (!guard_.idle()) guard_.match();
+            if (limit.expired()) [[unlikely]]
+                detail::watchdog_fired(comm_, rank_, watchdog_s_, op);
         }
     }
 
-    /// A blocking operation as its nonblocking twin (started into scratch_, with result `started`)
-    /// and `complete`.
-    int blocking(int started) {
+    /// A blocking operation `op` as its nonblocking twin (started into scratch_, with result
+    /// `started`) and `complete`.
+    int blocking(int started, const detail::blocked_op& op) {
         if (started != MPI_SUCCESS) return started;
         MPI_Status st;
-        return complete(scratch_, st);
+        return complete(scratch_, st, op);
+    }
+
+    /// What `wait(r)` waits for, as the watchdog names it.
+    static detail::blocked_op waited_for(const request& r) noexcept {
+        using shape = detail::blocked_op::shape;
+        if (r.kind_ == request::kind::send) return {"wait for isend", shape::to, r.peer_, r.tag_, r.size_};
+        if (r.kind_ == request::kind::recv || r.kind_ == request::kind::guarded)
+            return {"wait for irecv", shape::from, r.peer_, r.tag_, r.size_};
+        return {"wait for a nonblocking collective"};
+    }
+
+    /// A receive (`what`: recv, sendrecv) as MPI_Irecv polled by `complete`, for the watchdog.
+    status polled_recv(int source, int tag, mutable_bytes buffer, const char* what) {
+        MPI_Status st{};
+        int rc = MPI_Irecv(buffer.data(), detail::count_of(buffer.size()), MPI_BYTE, detail::mpi_source(source), detail::mpi_tag(tag),
+                           comm_, &scratch_);
+        if (rc == MPI_SUCCESS) rc = complete(scratch_, st, {what, detail::blocked_op::shape::from, source, tag, buffer.size()});
+        if (rc != MPI_SUCCESS) [[unlikely]] {
+            if (scratch_ != MPI_REQUEST_NULL) MPI_Request_free(&scratch_);
+            receive_failed(what, source, tag, buffer.size(), rc, st);
+        }
+        return detail::status_of(st);
+    }
+
+    // ---- a blocking send to this rank itself ----
+
+    /// A message sent as a copy (to this rank itself, or a bsend the attached buffer has no room
+    /// for): the copy MPI sends from, and its MPI_Isend.
+    struct self_send {
+        std::vector<std::byte> bytes;
+        MPI_Request sending = MPI_REQUEST_NULL;
+    };
+
+    /// `send` to this rank: MPI_Isend of a copy, kept until MPI has sent it. MPI_Send to oneself
+    /// completes only if MPI buffers the message, since the receive that would take it can only
+    /// be posted afterwards, by the same caller (see the top of this header).
+    void send_to_self(int tag, const_bytes data) { send_copy(rank_, tag, data, "send"); }
+
+    /// Sends a copy of `data` by MPI_Isend and returns; the copy is kept until MPI has sent it.
+    void send_copy(int dest, int tag, const_bytes data, const char* what) {
+        collect_self_sends();
+        self_send& s = self_sends_.emplace_back();
+        s.bytes.assign(data.begin(), data.end());
+        const int rc = MPI_Isend(s.bytes.data(), static_cast<int>(s.bytes.size()), MPI_BYTE, dest, tag, comm_, &s.sending);
+        if (rc != MPI_SUCCESS) [[unlikely]] {
+            self_sends_.pop_back();
+            detail::check(rc, rank_, what, " to rank ", dest, " (tag ", tag, ", ", data.size(), " bytes): MPI_Isend of a copy");
+        }
+    }
+
+    /// Frees the copies of sends to this rank that MPI has sent.
+    void collect_self_sends() noexcept {
+        for (auto it = self_sends_.begin(); it != self_sends_.end();) {
+            int done = 0;
+            if (MPI_Test(&it->sending, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) done = 1;  // failed: MPI is done with it
+            it = done ? self_sends_.erase(it) : std::next(it);
+        }
+    }
+
+    // ---- options::check_collectives ----
+
+    /// Compares every rank's `root` (-1: none) and `count` (in `unit`) of collective `what` in
+    /// one MPI_Allreduce (MPI_MAXLOC over the values and their negations, which gives each
+    /// extreme and the lowest rank holding it); raises invalid_argument on every rank if they
+    /// differ. Collective.
+    void agree(const char* what, int root, std::size_t count, const char* unit) {
+        struct value_rank {
+            long value;
+            int rank;
+        };
+        const long n = static_cast<long>(count);
+        value_rank v[4] = {{n, rank_}, {-n, rank_}, {root, rank_}, {-static_cast<long>(root), rank_}};
+        const int rc = polls() ? blocking(MPI_Iallreduce(MPI_IN_PLACE, v, 4, MPI_LONG_INT, MPI_MAXLOC, comm_, &scratch_),
+                                          {what, detail::blocked_op::shape::all, 0, 0, count, unit})
+                               : MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_LONG_INT, MPI_MAXLOC, comm_);
+        detail::check(rc, rank_, what, ": comparing the ranks' arguments (options::check_collectives): MPI_Allreduce");
+        if (v[2].value != -v[3].value)
+            raise<invalid_argument>(rank_, what, ": the ranks disagree on the root: rank ", v[2].rank, " passed root ", v[2].value,
+                                    ", rank ", v[3].rank, " root ", -v[3].value, " (this rank passed ", root,
+                                    "; every rank must pass the same root and size)");
+        if (v[0].value != -v[1].value)
+            raise<invalid_argument>(rank_, what, ": the ranks disagree on the size: rank ", v[0].rank, " passed ", v[0].value, " ",
+                                    unit, ", rank ", v[1].rank, " passed ", -v[1].value, " ", unit, " (this rank passed ", count,
+                                    "; every rank must pass the same root and size)");
     }
 
     request guarded_irecv(int source, int tag, mutable_bytes buffer) {
@@ -804,7 +989,7 @@ private:
     }
 
     status guarded_recv(int source, int tag, mutable_bytes buffer, const char* what) {
-        if (guard_.idle()) {  // nothing posted before it: wait in MPI_Mprobe
+        if (guard_.idle() && !watched_) {  // nothing posted before it: wait in MPI_Mprobe
             detail::guarded_recv g;
             g.source = detail::mpi_source(source);
             g.tag = detail::mpi_tag(tag);
@@ -814,7 +999,7 @@ private:
             return guarded_result(g, source, tag, what);
         }
         request r = guarded_irecv(source, tag, buffer);  // behind earlier receives: in post order
-        return wait_guarded(r, what);
+        return wait_guarded(r, what, {what, detail::blocked_op::shape::from, source, tag, buffer.size()});
     }
 
     std::optional<status> test_guarded(request& r, const char* what = "irecv") {
@@ -830,9 +1015,13 @@ private:
         return finish_guarded(r, what);
     }
 
-    status wait_guarded(request& r, const char* what = "irecv") {
-        for (;;)
+    status wait_guarded(request& r, const char* what = "irecv") { return wait_guarded(r, what, waited_for(r)); }
+    status wait_guarded(request& r, const char* what, const detail::blocked_op& op) {
+        for (detail::deadline limit(watchdog_s_);;) {
             if (auto s = test_guarded(r, what)) return *s;
+            if (limit.expired()) [[unlikely]]
+                detail::watchdog_fired(comm_, rank_, watchdog_s_, op);
+        }
     }
 
     status finish_guarded(request& r, const char* what) {
@@ -856,7 +1045,11 @@ private:
     int size_ = 0;
     bool clock_is_global_ = false;
     bool guarded_ = false;
+    bool check_collectives_ = false;
+    double watchdog_s_ = 0;  ///< options::watchdog_s
+    bool watched_ = false;   ///< watchdog_s_ > 0
     detail::receive_guard guard_;
+    std::list<self_send> self_sends_;  ///< a list: a copy never moves while MPI reads it
     MPI_Request scratch_ = MPI_REQUEST_NULL;  ///< a guarded blocking operation's nonblocking twin
     std::vector<MPI_Request> handles_;  ///< wait_all's scratch, kept between calls
     std::vector<MPI_Status> statuses_;

@@ -14,7 +14,8 @@
 //   isend / irecv / wait  isend / irecv / msgwait
 //   test                  msgdone
 //   iprobe                iprobe
-//   bsend                 csend                  (the buffered capability: never waits for a receive)
+//   bsend                 csend                  (the buffered capability: never waits for a receive,
+//                                                 nor, unlike csend, for a free buffer)
 //   barrier               gsync                  (dimension exchange: log2 P steps)
 //   broadcast             csend(..., -1) + crecv (a spanning tree of the cube: log2 P levels)
 //   allreduce_sum         gdsum                  (dimension exchange of the vector: log2 P steps)
@@ -28,8 +29,10 @@
 // request protocol for every size, acknowledged only once a receive matches), `rsend`/`irsend`
 // (NX/2's force types: the data goes at once and must find a posted receive, else the receiving
 // rank fails), `sendrecv` (isend + crecv + msgwait), `progress` (an NX/2 call; NX/2 progresses by
-// interrupts anyway). `bsend` (csend itself: it never waits for the receiver to post a receive), and
-// no nonblocking collectives (NX/2 had none): kernels that need them report "not supported".
+// interrupts anyway). `bsend` (csend, except that a small message finding no free buffer at
+// its destination waits in a system buffer of the sender's kernel instead of blocking the call),
+// and no nonblocking collectives (NX/2 had none): kernels that need them report "not supported".
+// `send` is csend and may wait for a buffer, as standard-send semantics allow.
 //
 // Determinism: one event queue ordered by (time, sequence); no decision depends on the host.
 // Deadlock (every rank waits, no event pending) raises `deadlock_error` on every rank, naming
@@ -50,7 +53,6 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <new>
 #include <optional>
@@ -122,7 +124,9 @@ public:
     // ---- point to point: csend, crecv, isend, irecv, msgwait, msgdone, iprobe ----
 
     /// csend: returns once the buffer may be reused (an eager message copied into a system
-    /// buffer; a long one delivered over its circuit).
+    /// buffer; a long one delivered over its circuit). A small message to a node holding
+    /// `eager_buffers` of this node's messages unreceived waits for one to be freed (NX/2's flow
+    /// control; standard-send semantics allow it: `bsend` never waits).
     void send(int dest, int tag, const_bytes data) { blocking_send(dest, tag, data, "send", standard(data.size())); }
 
     /// crecv.
@@ -163,7 +167,9 @@ public:
         world_->check_stop(rank_);
         world_->charge(rank_, world_->config().call);
         if (r.op_ && !r.op_->done) {
-            world_->idle(rank_);
+            const detail::op* o = r.op_;
+            world_->idle(rank_, o->is_send ? detail::wait_desc{detail::wait_op::poll_send, o->peer, o->tag, o->result.size}
+                                           : detail::wait_desc{detail::wait_op::poll_recv, o->peer, o->tag, o->buffer.size()});
             return std::nullopt;
         }
         r.id_ = false;
@@ -185,7 +191,7 @@ public:
         world_->charge(rank_, world_->config().call);
         if (const detail::message* m = world_->find_unexpected(rank_, source, tag, false))
             return status{m->source, m->tag, m->size};
-        world_->idle(rank_);
+        world_->idle(rank_, {detail::wait_op::poll_probe, source, tag, 0});
         return std::nullopt;
     }
     [[deprecated("renamed iprobe: it never blocks")]] std::optional<status> probe(int source, int tag) {
@@ -195,8 +201,13 @@ public:
     /// csend as the buffered capability: NX/2's csend never waits for the receiver to post a
     /// receive (a short message goes into the buffers reserved for this node; for a long one
     /// the receiver's kernel allocates a buffer on request), which is the send CoMet's thesis
-    /// assumes when both nodes of a pairwise exchange send first.
-    void bsend(int dest, int tag, const_bytes data) { blocking_send(dest, tag, data, "bsend", standard(data.size())); }
+    /// assumes when both nodes of a pairwise exchange send first. Where csend would wait for a
+    /// free buffer at `dest` (all `eager_buffers` hold unreceived messages), bsend copies the
+    /// message into a system buffer of this node's kernel (the copy csend makes anyway),
+    /// queues it there in order and returns: it never waits for the receiver.
+    void bsend(int dest, int tag, const_bytes data) {
+        blocking_send(dest, tag, data, "bsend", standard(data.size()), true);
+    }
 
     // ---- optional capabilities ----
 
@@ -223,7 +234,7 @@ public:
     void progress() {
         world_->check_stop(rank_);
         world_->charge(rank_, world_->config().call);
-        world_->idle(rank_);
+        world_->idle(rank_, {detail::wait_op::poll_progress, 0, 0, 0});
     }
 
     // ---- global operations: gsync, csend(-1), gdsum ----
@@ -388,10 +399,10 @@ private:
         comet::detail::check_recv(rank_, size_, source, tag, what);
     }
 
-    void blocking_send(int dest, int tag, const_bytes data, const char* what, detail::mode how) {
+    void blocking_send(int dest, int tag, const_bytes data, const char* what, detail::mode how, bool buffered = false) {
         check_send(dest, tag, data.size(), what);
         world_->check_stop(rank_);
-        detail::op* o = world_->start_send(rank_, dest, tag, false, data, how);
+        detail::op* o = world_->start_send(rank_, dest, tag, false, data, how, buffered);
         guard g{world_, o};
         auto ready = [o] { return o->done; };
         detail::wait_desc desc{how == detail::mode::sync    ? detail::wait_op::ssend
@@ -460,32 +471,6 @@ static_assert(buffered_send_transport<transport> && !nonblocking_collective_tran
 
 namespace detail {
 
-/// Bytes of memory the host has available now (MemAvailable in /proc/meminfo), or 0 if unknown.
-inline std::uint64_t available_memory() {
-    std::ifstream in("/proc/meminfo");
-    std::string key;
-    std::uint64_t kib = 0;
-    std::string unit;
-    while (in >> key >> kib >> unit)
-        if (key == "MemAvailable:") return kib * 1024;
-    return 0;
-}
-
-/// The least memory a rank costs whatever it runs: the simulator's state for its node and the
-/// stack pages its fiber touches (ten barriers on 65,536 ranks peak at 7.2 KiB per rank,
-/// bench/bench_nx2.cpp).
-inline constexpr std::uint64_t least_bytes_per_rank = 6 * 1024;
-
-/// Refuses a run the host cannot hold (`have` bytes available; 0: unknown), before it
-/// allocates: one line naming the size and the estimate.
-inline void check_memory_for(int ranks, std::uint64_t have) {
-    const std::uint64_t need = static_cast<std::uint64_t>(ranks) * least_bytes_per_rank;
-    if (have != 0 && need > have)
-        raise<error>(-1, "nx2::run: ", ranks, " ranks need at least ", need >> 20, " MiB (", least_bytes_per_rank / 1024,
-                              " KiB each for the simulator's state and the stack pages a rank touches); this host has ",
-                              have >> 20, " MiB available");
-}
-
 template <class F>
 auto run_world(const machine& m, int ranks, F&& fn, const run_options& opt) {
     using result = std::invoke_result_t<F&, transport&>;
@@ -520,8 +505,9 @@ auto run_world(const machine& m, int ranks, F&& fn, const run_options& opt) {
 /// stopped because another failed): `deadlock_error` if the ranks deadlocked, `aborted` if one
 /// called `abort`.
 /// @throws invalid_argument for a bad machine (naming the parameter), a rank count that does
-///         not fit it, or a stack under 16 KiB; error for a run this host cannot hold (refused before it
-///         starts, naming the estimate) or one that runs out of memory.
+///         not fit it, or a stack outside 16 KiB..1 GiB; error for a run this host cannot hold (a
+///         machine too large or too many ranks: refused before it starts, naming the estimate)
+///         or one that runs out of memory.
 /// @code
 ///   auto r = comet::nx2::run(comet::nx2::ipsc860(4), [](comet::nx2::transport& t) {
 ///       return comet::kernels::echo(t, {.sizes = {0, 8, 4096}});
@@ -534,9 +520,10 @@ auto run(const machine& m, F&& fn, const run_options& opt = {}) {
     const int ranks = opt.ranks == 0 ? m.nodes() : opt.ranks;
     if (ranks < 1 || ranks > m.nodes())
         raise<invalid_argument>(-1, "nx2::run: ", ranks, " ranks do not fit the ", m.nodes(), "-node machine ", m.name);
-    if (opt.stack_size < 16 * 1024)
-        raise<invalid_argument>(-1, "nx2::run: a stack of ", opt.stack_size, " bytes is below the 16384-byte minimum");
-    detail::check_memory_for(ranks, detail::available_memory());
+    if (opt.stack_size < 16 * 1024 || opt.stack_size > max_stack_size)
+        raise<invalid_argument>(-1, "nx2::run: stack_size = ", opt.stack_size, " bytes is outside ", 16 * 1024, "..",
+                                max_stack_size);
+    detail::check_memory_for(m, ranks, detail::available_memory());
     try {
         return detail::run_world(m, ranks, std::forward<F>(fn), opt);
     } catch (const std::bad_alloc&) {

@@ -206,7 +206,7 @@ public:
             r.owner_ = nullptr;
             complete_offer(m, r.result_.source, false,
                            {detail::wait_op::wait_send, r.result_.source, m->tag, m->size, 0});
-            return r.result_;
+            return std::exchange(r.result_, status{});  // completed: a second wait gets an empty status
         }
         return std::exchange(r.result_, status{});
     }
@@ -222,7 +222,7 @@ public:
             if (r.send_->state.load(std::memory_order_acquire) != detail::large_state::done) return std::nullopt;
             delete std::exchange(r.send_, nullptr);
             r.owner_ = nullptr;
-            return r.result_;
+            return std::exchange(r.result_, status{});
         }
         return std::exchange(r.result_, status{});
     }

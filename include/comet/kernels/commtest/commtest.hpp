@@ -328,7 +328,7 @@ result_set commtest(T& t, const commtest_config& given = {}) {
                     const double end = t.now();
                     for (std::size_t j = 0; j < x.volume; ++j)
                         if (got[j] != detail::pattern_byte(partner, j))
-                            raise<error>(me, "commtest ", to_string(x.proto), ": message ", j / plan.size, " of ", x.messages,
+                            raise<verification_error>(me, "commtest ", to_string(x.proto), ": message ", j / plan.size, " of ", x.messages,
                                          " from rank ", partner, " arrived wrong (byte ", j, " of the volume of ", x.volume, ")");
                     if (global) {
                         // Every rank's (start, end) to the decider: the first start and the last end.
@@ -419,6 +419,12 @@ result_set commtest(T& t, const commtest_config& given = {}) {
         }
         ops::barrier(t);
     }
+    // Every message was received and checked; one still queued was sent twice (or by nobody
+    // comet knows), and the times above were taken with it in flight.
+    for (int tag : {cfg.tag, cfg.tag + 1, cfg.tag + 2})
+        if (const auto left = t.iprobe(any_source, tag))
+            raise<verification_error>(me, "commtest: a message of ", left->size, " bytes from rank ", left->source, " with tag ", tag,
+                                      " arrived that no receive took (a duplicate?)");
     return records;
 }
 

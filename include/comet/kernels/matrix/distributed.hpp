@@ -264,6 +264,6 @@ void check_matrix_tag(const T& t, int tag, int count, std::string_view who) {
 }  // namespace detail
 
 /// The tag the matrix operations use by default (update_guard uses it and the 3 after it).
-inline constexpr int default_matrix_tag = 32100;
+inline constexpr int default_matrix_tag = first_reserved_tag + 500;
 
 }  // namespace comet::kernels

@@ -28,12 +28,10 @@
 
 namespace comet::kernels {
 
-/// A matrix operation's result failed verification. The message names the rank, the operation,
-/// the element (global position or guard cell, local cell), and the expected and found values.
-class verification_error : public error {
-public:
-    using error::error;
-};
+/// A matrix operation's result failed verification: comet's verification_error (core/errors.hpp).
+/// The message names the rank, the operation, the element (global position or guard cell, local
+/// cell), and the expected and found values.
+using comet::verification_error;
 
 /// What has been done to a distributed matrix since its setup, i.e. which result to expect.
 /// @code

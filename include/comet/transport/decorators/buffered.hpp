@@ -21,7 +21,8 @@
 // blocking point-to-point operations (`send`, `recv`, `wait`, `wait_all`, where the inner
 // transport has them) and `progress`; collectives and `compute` are forwarded as they are (an
 // MPI collective progresses the pending sends itself; their storage is freed at the next
-// call above). `flush()` waits for every pending buffered send; so does the destructor — as
+// call above). `flush()` waits for every pending buffered send (in the inner `wait`, where the
+// inner transport has one); so does the destructor — as
 // MPI_Buffer_detach waits for the messages in the attached buffer (MPI-3.1 §3.6.1) — so the
 // receivers must receive them. While an exception unwinds, the destructor does not wait: it
 // leaves the pending sends and their storage to the inner transport (leaked, so that no send
@@ -95,9 +96,19 @@ public:
         return n;
     }
 
-    /// Waits until every buffered send has completed and frees their storage.
+    /// Waits until every buffered send has completed and frees their storage: in the inner
+    /// transport's `wait` where it has one (so a send that never completes is reported as the
+    /// inner transport reports a blocked wait: the threads transport's deadlock report, the MPI
+    /// transport's watchdog), else by testing them in turn.
     void flush() {
-        while (!pending_.empty()) collect();
+        while (!pending_.empty()) {
+            if constexpr (requires(Inner& i, request& r) { i.wait(r); }) {
+                this->inner().wait(pending_.front().sending);
+                pending_.pop_front();
+            } else {
+                collect();
+            }
+        }
     }
 
     // ---- the members that collect completed buffered sends first ----

@@ -40,6 +40,7 @@
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
+#include <comet/core/hash.hpp>
 #include <comet/transport/adaptor.hpp>
 
 #include <cmath>
@@ -81,15 +82,6 @@ struct skew_mapping {
 };
 
 namespace detail {
-
-/// One step of splitmix64 (Steele, Lea, Flood 2014): a bijective mix of 64 bits, good enough to
-/// turn (seed, rank, stream) into independent-looking uniform values.
-constexpr std::uint64_t splitmix64(std::uint64_t x) noexcept {
-    x += 0x9e3779b97f4a7c15u;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
-    return x ^ (x >> 31);
-}
 
 /// A value uniform in [-1, 1) from 53 bits of the hash of (seed, rank, stream).
 constexpr double symmetric_unit(std::uint64_t seed, int rank, std::uint64_t stream) noexcept {

@@ -184,7 +184,8 @@ inline void validate(const machine& m) {
     detail::check_range("dma_bytes_per_second", m.dma_bytes_per_second, 1, tera);
     detail::check_range("hop_latency (ps)", m.hop_latency, 0, seconds);
     detail::check_range("header_bytes", m.header_bytes, 0, 1 << 16);
-    detail::check_range("eager_limit", static_cast<std::int64_t>(std::min<std::size_t>(m.eager_limit, 1u << 31)), 0, 1 << 20);
+    if (m.eager_limit > std::size_t{1} << 20)
+        raise<invalid_argument>(-1, "nx2 machine: eager_limit = ", m.eager_limit, " is outside 0..", 1 << 20);
     detail::check_range("eager_buffers", m.eager_buffers, 1, 65535);
     detail::check_range("credit_batch", m.credit_batch, 1, m.eager_buffers);
     detail::check_range("call (ps)", m.call, 0, seconds);

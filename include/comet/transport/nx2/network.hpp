@@ -168,6 +168,9 @@ public:
 
     const router& routes() const noexcept { return router_; }
 
+    /// Bytes of state per direction and lane of a channel (memory estimates).
+    static constexpr std::size_t bytes_per_lane() noexcept { return sizeof(channel); }
+
     /// The time `bytes` take to stream through a circuit: the slower of channel and DMA.
     vtime stream_time(std::uint64_t bytes) const noexcept {
         return std::max(transfer_time(bytes, m_.link_bytes_per_second), transfer_time(bytes, m_.dma_bytes_per_second));

@@ -20,7 +20,9 @@
 //   in order behind the others to that node. At the receiver an interrupt puts it into a posted
 //   receive (one copy) or keeps it in the reserved buffer until a receive takes it (one copy).
 //   Freed buffers go back piggy-backed on the receiver's next transmission to the sender, or on
-//   their own once `credit_batch` are pending or the receiver's process waits.
+//   their own once `credit_batch` are pending or the receiver's process waits (also when a
+//   handler frees one while it already waits). A bsend finding no buffer leaves its message,
+//   copied into a system buffer, in the sender's kernel and returns: it never waits.
 // - longer messages: a request; the receiver's interrupt matches a posted receive or promises a
 //   system buffer; an acknowledgement; the sender's interrupt starts the data over a circuit,
 //   which lands in the user's buffer if a receive has taken the message by then (no copy), else
@@ -30,8 +32,13 @@
 //   size, acknowledged only once a receive matches) and ready sends (NX/2's force types: the
 //   data goes at once, no request, no buffer, and must find a posted receive).
 //
-// Deadlock: the event queue is empty while some process waits — nothing can ever wake it. Every
-// waiting rank then raises `deadlock_error` listing what each rank waits for. A rank that throws
+// Order: a receive matches the messages of one (source, destination) pair and message space in
+// the order they were sent; one whose header a retransmission made arrive early waits for the
+// earlier ones at the receiver.
+//
+// Deadlock: the event queue is empty while some process waits — nothing can ever wake it — or
+// while one polls (msgdone, iprobe) for the `idle_poll_limit`-th time in a row. Every waiting
+// rank then raises `deadlock_error` listing what each rank waits or polls for. A rank that throws
 // stops the run: the others raise `stopped` at their next call into NX/2 (at once if waiting).
 #pragma once
 
@@ -51,6 +58,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -73,12 +81,16 @@ struct run_statistics {
     }
 };
 
+/// The largest stack a rank may have: 1 GiB (a run maps every rank's stack at once).
+inline constexpr std::size_t max_stack_size = std::size_t{1} << 30;
+
 /// How `nx2::run` runs.
 struct run_options {
     /// Ranks to run, on nodes 0..ranks-1 (0: every node of the machine). A group smaller than
     /// the machine is a partition of it; its messages still route through the whole machine.
     int ranks = 0;
-    /// Bytes of stack per rank (plus a guard page). Each rank runs the user's code on it.
+    /// Bytes of stack per rank (plus a guard page), 16 KiB .. `max_stack_size`. Each rank runs
+    /// the user's code on it; only the pages it touches cost memory.
     std::size_t stack_size = 256 * 1024;
     /// Filled in when the run ends, also when it fails.
     run_statistics* statistics = nullptr;
@@ -149,6 +161,7 @@ private:
 /// A message between two nodes, from its send until both ends are done with it.
 struct message {
     int source = 0, dest = 0, tag = 0;
+    std::uint64_t seq = 0;  ///< its place among `source`'s messages to `dest` in its message space
     bool system = false;  ///< sent by a collective: only collective receives match it
     std::size_t size = 0;
     mode how = mode::eager;
@@ -160,6 +173,8 @@ struct message {
     bool data_arrived = false;
     bool dropped = false;     ///< refused (truncation): its data is thrown away
     bool released = false;    ///< waiting to be sent: the kernel sends it at its handler's end
+    bool buffered = false;    ///< a bsend's small message, already in a system buffer while it waits
+    std::vector<std::byte> kept;  ///< a bsend's long message: its bytes, kept by the kernel while it waits
     bool sender_done = false, receiver_done = false;
     int refs = 0;             ///< transmissions and interrupts still using it
     message* prev = nullptr;  ///< in the receiver's unexpected list, or the sender's queue
@@ -185,7 +200,10 @@ struct op {
 };
 
 /// What a waiting rank waits for (deadlock reports).
-enum class wait_op : std::uint8_t { none, recv, send, credit, ssend, rsend, wait_recv, wait_send, collective };
+enum class wait_op : std::uint8_t {
+    none, recv, send, credit, ssend, rsend, wait_recv, wait_send, collective,
+    poll_recv, poll_send, poll_probe, poll_progress,  ///< polling (msgdone, iprobe, progress), not blocked
+};
 
 struct wait_desc {
     wait_op op = wait_op::none;
@@ -221,6 +239,12 @@ inline std::string describe(const wait_desc& w) {
         os << w.collective;
         if (w.step_peer >= 0) os << ", exchanging with rank " << w.step_peer;
         break;
+    case wait_op::poll_recv: os << "test (msgdone) of irecv from " << from(w.peer) << " (" << tag(w.tag) << ")"; break;
+    case wait_op::poll_send:
+        os << "test (msgdone) of isend to rank " << w.peer << " (tag " << w.tag << ", " << w.size << " bytes)";
+        break;
+    case wait_op::poll_probe: os << "iprobe for " << from(w.peer) << " (" << tag(w.tag) << ")"; break;
+    case wait_op::poll_progress: os << "progress"; break;
     }
     return os.str();
 }
@@ -235,6 +259,11 @@ struct peer_state {
     bool listed = false;        ///< in `owed_to`
     message* out_head = nullptr;  ///< messages to that node waiting for a buffer (in order)
     message* out_tail = nullptr;
+    // Non-overtaking: messages are numbered per pair and message space (user, collective) when
+    // sent, and matched in that order when they arrive (only retransmission reorders them).
+    std::uint64_t next_seq[2] = {0, 0};  ///< the number of my next message to that node
+    std::uint64_t expected[2] = {0, 0};  ///< the number of that node's next message to match here
+    std::vector<transmission*> parked;   ///< that node's messages that arrived ahead of their turn
 };
 
 /// One node: its process (the rank's fiber), its kernel and its message queues.
@@ -260,7 +289,18 @@ struct node {
     std::vector<std::unique_ptr<op>> ops;
     std::vector<op*> free_ops;
     std::uint32_t collective_seq = 0;
+    // polling
+    std::uint64_t idle_polls = 0;  ///< polls in a row that found nothing while nothing could change
+    std::uint64_t poll_mark = 0;   ///< events pushed by the last of them
 };
+
+/// Polls in a row (msgdone, iprobe, progress) that find nothing while no event is pending
+/// anywhere, and the rank starts no operation between them, after which the run is declared
+/// deadlocked. With no event pending every other rank is blocked or finished, so such a poll
+/// can only ever find nothing; a program may still poll a bounded number of times before it
+/// acts, so the verdict waits for a million of them (25 virtual seconds of the preset's calls;
+/// a few tens of milliseconds of host time).
+inline constexpr std::uint64_t idle_poll_limit = 1'000'000;
 
 /// One run of the simulated machine.
 class world {
@@ -355,16 +395,32 @@ public:
         raise<stopped>(r, "stopped because ", message_);
     }
 
-    /// A polling call (msgdone, iprobe) found nothing: the kernel returns what it owes.
-    void idle(int r) { flush_credits(r); }
+    /// A polling call (msgdone, iprobe, progress) found nothing: the kernel returns what it
+    /// owes. Polling while no event is pending anywhere changes nothing; `idle_poll_limit` such
+    /// polls in a row are a deadlock (`what` says what this rank polls for in the report).
+    void idle(int r, const wait_desc& what) {
+        flush_credits(r);
+        node& n = node_of(r);
+        if (!events_.empty() || events_.pushed() != n.poll_mark) {
+            n.idle_polls = 0;
+            n.poll_mark = events_.pushed();
+            return;
+        }
+        if (++n.idle_polls < idle_poll_limit) return;
+        n.waiting = what;
+        if (n.collective) n.waiting.collective = n.collective;
+        declare_deadlock();
+        check_stop(r);
+    }
 
     void set_collective(int r, const char* what) noexcept { node_of(r).collective = what; }
     std::uint32_t next_collective(int r) noexcept { return node_of(r).collective_seq++; }
 
     /// Starts a send. Charges the call (and the copy of an eager message); the returned op is
     /// done if the message is already on its way and the buffer free again.
-    op* start_send(int r, int dest, int tag, bool system, const_bytes data, mode how) {
+    op* start_send(int r, int dest, int tag, bool system, const_bytes data, mode how, bool buffered = false) {
         charge(r, m_.call);
+        node_of(r).idle_polls = 0;
         op* o = new_op(r, true, dest, tag, system);
         o->result = status{dest, tag, data.size()};
         node_counters& c = counters_[static_cast<std::size_t>(r)];
@@ -378,6 +434,7 @@ public:
         }
         message* msg = new_message(r, dest, tag, system, data.size(), how);
         peer_state& p = peer(r, dest);
+        msg->seq = p.next_seq[system ? 1 : 0]++;
         if (how == mode::eager) {
             // A collective's message travels in the system's own message space: it takes none
             // of the buffers NX/2 reserves for the user's messages, and does not queue behind
@@ -393,6 +450,28 @@ public:
                 return o;
             }
             if (p.credits == 0) ++c.credit_stalls;
+            if (buffered) {
+                // bsend: the message waits in a system buffer of the sender's kernel (the copy
+                // csend makes anyway, made now) until a buffer at `dest` comes free.
+                charge(r, times(m_.copy_per_byte, data.size()));
+                fill(msg->sysbuf, data.data(), data.size());
+                msg->buffered = true;
+                append(p.out_head, p.out_tail, msg);
+                kick(r, dest);
+                o->done = true;
+                return o;
+            }
+        }
+        if (buffered && p.out_head) {
+            // bsend of a long message queued behind small ones waiting for buffers: the kernel
+            // keeps a copy of its bytes, so the call need not wait for the receiver.
+            charge(r, times(m_.copy_per_byte, data.size()));
+            msg->kept.assign(data.begin(), data.end());
+            msg->payload = msg->kept.data();
+            append(p.out_head, p.out_tail, msg);
+            kick(r, dest);
+            o->done = true;
+            return o;
         }
         msg->payload = data.data();
         msg->sop = o;
@@ -410,6 +489,7 @@ public:
     /// op is done if a message was already there.
     op* start_recv(int r, int source, int tag, bool system, mutable_bytes buffer) {
         charge(r, m_.call);
+        node_of(r).idle_polls = 0;
         op* o = new_op(r, false, source, tag, system);
         o->buffer = buffer;
         node& n = node_of(r);
@@ -573,7 +653,7 @@ private:
         m->sop = m->rop = nullptr;
         m->payload = nullptr;
         buffers_.put(m->sysbuf);
-        m->via_sysbuf = m->data_arrived = m->dropped = m->released = false;
+        m->via_sysbuf = m->data_arrived = m->dropped = m->released = m->buffered = false;
         m->sender_done = m->receiver_done = false;
         m->refs = 0;
         m->prev = m->next = nullptr;
@@ -583,6 +663,10 @@ private:
     void maybe_free(message* m) {
         if (!m->sender_done || !m->receiver_done || m->refs > 0) return;
         buffers_.put(m->sysbuf);
+        if (!m->kept.empty()) {
+            m->kept.clear();
+            m->kept.shrink_to_fit();
+        }
         free_messages_.push_back(m);
     }
 
@@ -695,7 +779,16 @@ private:
             p.listed = true;
             node_of(r).owed_to.push_back(owner);
         }
-        if (p.owed >= static_cast<std::uint32_t>(m_.credit_batch)) transmit(r, owner, wire::credit, nullptr, 0);
+        if (p.owed >= static_cast<std::uint32_t>(m_.credit_batch)) {
+            transmit(r, owner, wire::credit, nullptr, 0);
+            return;
+        }
+        // A handler freed it while the process waits (for something else: a receive it
+        // completed would have woken it) or has finished: nothing will piggy-back it and the
+        // process will not wait again to flush it, so the idle kernel returns it now. The
+        // owner may be waiting for exactly this buffer.
+        const app_state s = node_of(r).state;
+        if (s == app_state::blocked || s == app_state::finished) flush_credits(r);
     }
 
     /// Returns every owed buffer on its own transmission (the process waits, or found nothing).
@@ -721,7 +814,7 @@ private:
             if (msg->how == mode::eager) {
                 if (p.credits == 0) break;
                 --p.credits;
-                cost += times(m_.copy_per_byte, msg->size);
+                if (!msg->buffered) cost += times(m_.copy_per_byte, msg->size);
             }
             msg->released = true;
             ++count;
@@ -736,7 +829,7 @@ private:
             message* msg = p.out_head;
             remove(p.out_head, p.out_tail, msg);
             if (msg->how == mode::eager) {
-                fill(msg->sysbuf, msg->payload, msg->size);
+                if (!msg->buffered) fill(msg->sysbuf, msg->payload, msg->size);
                 msg->payload = nullptr;
                 op* s = std::exchange(msg->sop, nullptr);
                 msg->sender_done = true;
@@ -940,9 +1033,39 @@ private:
         maybe_free(msg);
     }
 
-    /// The last byte of a transmission landed: free the circuit, move the data, interrupt.
+    /// A transmission that opens a message (and is matched when it arrives).
+    static bool opens_message(wire kind) noexcept { return kind == wire::eager || kind == wire::request || kind == wire::ready; }
+
+    /// The last byte of a transmission landed: free the circuit; deliver it — a message that
+    /// overtook an earlier one of its pair and message space (a retransmitted header) waits
+    /// until that one has been delivered, so receives match messages in the order they were sent.
     void arrived(transmission* t) {
         net_.finish(t);
+        if (!opens_message(t->kind)) return deliver(t);
+        peer_state& p = peer(t->dst, t->src);
+        const int space = t->msg->system ? 1 : 0;
+        if (t->msg->seq != p.expected[space]) {
+            p.parked.push_back(t);
+            return;
+        }
+        deliver(t);
+        ++p.expected[space];
+        for (bool found = true; found;) {
+            found = false;
+            for (std::size_t i = 0; i < p.parked.size(); ++i) {
+                transmission* next = p.parked[i];
+                if ((next->msg->system ? 1 : 0) != space || next->msg->seq != p.expected[space]) continue;
+                p.parked.erase(p.parked.begin() + static_cast<std::ptrdiff_t>(i));
+                deliver(next);
+                ++p.expected[space];
+                found = true;
+                break;
+            }
+        }
+    }
+
+    /// Moves the data of transmission `t` that arrived, and interrupts its destination.
+    void deliver(transmission* t) {
         message* msg = t->msg;
         if (t->kind == wire::data) {
             if (!msg->dropped) {
@@ -1015,13 +1138,17 @@ private:
 
     void declare_deadlock() {
         std::ostringstream os;
-        os << "deadlock at virtual time " << to_seconds(now_)
-           << " s: every rank is blocked or finished and no event is pending:";
+        bool polling = false;
+        for (int r = 0; r < ranks_; ++r) polling = polling || node_of(r).state == app_state::running;
+        os << "deadlock at virtual time " << to_seconds(now_) << " s: every rank is blocked"
+           << (polling ? ", finished or polling for what cannot come, and" : " or finished and") << " no event is pending:";
         for (int r = 0; r < ranks_; ++r) {
             const node& n = node_of(r);
             os << (r ? "; " : " ") << "rank " << r << ' ';
             if (n.state == app_state::finished)
                 os << "finished";
+            else if (n.state == app_state::running)
+                os << "polls " << describe(n.waiting) << ' ' << n.idle_polls << " times in a row with no event pending";
             else
                 os << "waits in " << describe(n.waiting);
         }
@@ -1089,6 +1216,61 @@ private:
     int failure_rank_ = 0;
     bool failure_is_stop_ = false;
 };
+
+/// Bytes of memory the host has available now (MemAvailable in /proc/meminfo), or 0 if unknown.
+inline std::uint64_t available_memory() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    std::string unit;
+    while (in >> key >> kib >> unit)
+        if (key == "MemAvailable:") return kib * 1024;
+    return 0;
+}
+
+/// The least memory a rank costs whatever it runs: the simulator's state for its node and the
+/// stack pages its fiber touches (ten barriers on 65,536 ranks peak at 7.2 KiB per rank,
+/// bench/bench_nx2.cpp).
+inline constexpr std::uint64_t least_bytes_per_rank = 6 * 1024;
+
+/// Refuses a run the host cannot hold (`have` bytes available; 0: unknown), before it
+/// allocates: one line naming the size and the estimate.
+inline void check_memory_for(int ranks, std::uint64_t have) {
+    const std::uint64_t need = static_cast<std::uint64_t>(ranks) * least_bytes_per_rank;
+    if (have != 0 && need > have)
+        raise<error>(-1, "nx2::run: ", ranks, " ranks need at least ", need >> 20, " MiB (", least_bytes_per_rank / 1024,
+                              " KiB each for the simulator's state and the stack pages a rank touches); this host has ",
+                              have >> 20, " MiB available");
+}
+
+/// Bytes the simulator keeps for every node of machine `m`, whether a rank runs on it or not:
+/// its process and kernel state, its counters, and both lanes of both directions of each of
+/// its channels.
+inline std::uint64_t bytes_per_node(const machine& m) {
+    const auto ports = static_cast<std::uint64_t>(router(m).ports());
+    return sizeof(node) + sizeof(node_counters) + 2 * ports * network::bytes_per_lane();
+}
+
+/// The least memory a run of `ranks` ranks on machine `m` (already validated) needs.
+inline std::uint64_t memory_needed(const machine& m, int ranks) {
+    return static_cast<std::uint64_t>(m.nodes()) * bytes_per_node(m) + static_cast<std::uint64_t>(ranks) * least_bytes_per_rank;
+}
+
+/// Refuses a machine or a run the host cannot hold (`have` bytes available; 0: unknown) before
+/// it allocates: one line naming the machine's size and the estimate, never std::bad_alloc.
+inline void check_memory_for(const machine& m, int ranks, std::uint64_t have) {
+    check_memory_for(ranks, have);
+    const std::uint64_t need = memory_needed(m, ranks);
+    if (have == 0 || need <= have) return;
+    std::ostringstream what;
+    if (m.network == topology::hypercube)
+        what << "dimension = " << m.dimension;
+    else
+        what << "a " << m.columns << " x " << m.rows << " mesh";
+    raise<error>(-1, "nx2::run: ", what.str(), " (", m.nodes(), " nodes) with ", ranks, " ranks needs at least ", need >> 20,
+                 " MiB (", bytes_per_node(m), " bytes of the simulator's state per node, ", least_bytes_per_rank / 1024,
+                 " KiB per rank); this host has ", have >> 20, " MiB available");
+}
 
 }  // namespace detail
 }  // namespace comet::nx2

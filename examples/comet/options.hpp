@@ -1,0 +1,345 @@
+// The comet program's command line: `comet [options]` read into its settings. A header of its
+// own, so that the program and a fuzz target (fuzz_options.cpp) parse alike: every mistake is
+// a usage_error with a one-line reason naming the option and the value, never an exit, an
+// abort or a crash, whatever the bytes.
+//
+// The transports' --set settings are read by their launches (threads_options in
+// launch_threads.hpp; the simulator's in launch_ipsc860.cpp).
+#pragma once
+
+#include "program.hpp"
+
+#include <comet/suite/suite.hpp>
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace comet_program {
+
+namespace po = boost::program_options;
+
+/// The most ranks --nodes may ask of a transport. Threads: each rank is a thread of this
+/// process, and every ordered pair of ranks has a ring (threads_options says how large), so
+/// ranks cost P^2 memory; 4096 ranks are 16 M rings. The simulator: its ranks are fibers, cheap,
+/// but every node keeps buffers and state for every other, P^2 again; the thesis' machine had
+/// 128 nodes, the what-if tool goes to 2^14. MPI: the job's size decides (launch_mpi checks).
+inline int max_nodes(const std::string& transport) {
+    if (transport == "threads") return 4096;
+    if (transport == "ipsc860") return 1 << 14;
+    return 1 << 20;
+}
+
+inline std::vector<std::string> split(const std::string& list) {
+    std::vector<std::string> items;
+    std::stringstream ss(list);
+    for (std::string item; std::getline(ss, item, ',');) items.push_back(item);
+    return items;
+}
+
+/// Parses a whole decimal integer in [lo, hi]; anything else is a usage error naming it.
+inline long long integer(const std::string& option, const std::string& text, long long lo, long long hi) {
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi)
+        throw usage_error("--" + option + ": '" + text + "' is not an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
+    return v;
+}
+
+/// Parses a whole decimal number for which `fits` holds; anything else is a usage error saying
+/// what `kind` of number was wanted.
+template <class Fits>
+double real(const std::string& option, const std::string& text, const char* kind, Fits fits) {
+    double v = 0.0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || !fits(v))
+        throw usage_error("--" + option + ": '" + text + "' is not " + kind);
+    return v;
+}
+
+/// A volume: bytes, or KB / MB of 1024 / 1048576 bytes as the COMMTEST seed counts them
+/// ("2MB" is 262,144 doubles).
+inline std::size_t volume(const std::string& text) {
+    std::string digits = text;
+    long long unit = 1;
+    for (const auto& [suffix, factor] : {std::pair{"KB", 1024LL}, std::pair{"MB", 1024LL * 1024}})
+        if (text.size() > 2 && text.ends_with(suffix)) digits = text.substr(0, text.size() - 2), unit = factor;
+    const long long v = integer("volumes", digits, 1, static_cast<long long>(comet::max_message_size) / unit);
+    return static_cast<std::size_t>(v * unit);
+}
+
+/// The protocols of --protocols: "all", or a list like "(0,3),(1,0)" (the commas inside the
+/// parentheses are the protocols' own).
+inline std::vector<comet::kernels::commtest::protocol> protocols(const std::string& text) {
+    namespace ct = comet::kernels::commtest;
+    if (text == "all") return {ct::all_protocols.begin(), ct::all_protocols.end()};
+    std::vector<ct::protocol> out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const auto close = text.find(')', at);
+        const std::string one = text.substr(at, close == std::string::npos ? std::string::npos : close + 1 - at);
+        const auto p = ct::parse_protocol(one);
+        if (!p) throw usage_error("--protocols: '" + one + "' is not a protocol (0,0)..(0,9) or (1,0)..(1,10), nor all");
+        out.push_back(*p);
+        at = close + 1;
+        if (at < text.size() && text[at] == ',') ++at;
+    }
+    if (out.empty()) throw usage_error("--protocols: no protocol given");
+    return out;
+}
+
+/// The settings of `comet [options]` (argv[0] is the program). Bad input throws usage_error
+/// with a one-line reason naming the option and the value; nothing here exits or prints. With
+/// --help, the settings carry the help text and nothing else is checked.
+inline settings parse_command_line(int argc, char** argv) {
+    po::options_description desc("comet: the CoMet benchmark suite");
+    desc.add_options()("help,h", "show this help")(
+        "transport", po::value<std::string>()->default_value("threads"), "threads | mpi | ipsc860")(
+        "nodes", po::value<std::string>(), "ranks, or a list of group sizes run in turn (threads: 2; ipsc860: 16; mpi: the job size)")(
+        "kernels", po::value<std::string>()->default_value("all"), "comma-separated kernels, or all")(
+        "sizes", po::value<std::string>(), "comma-separated message sizes in bytes (default: 0 .. 8192)")(
+        "matrix-dims", po::value<std::string>(), "comma-separated matrix block dimensions (default: 4 .. 256)")(
+        "hops", po::value<std::string>(), "comma-separated hop distances (default: every distance the nodes allow)")(
+        "reps", po::value<std::string>(), "iterations per sample, fixed (the thesis' max_times; default: calibrated to the clock)")(
+        "samples", po::value<std::string>(), "samples per point at least (default 15)")(
+        "max-samples", po::value<std::string>(), "samples per point at most (default 101; equal to --samples: exactly that many)")(
+        "order", po::value<std::string>(), "how a kernel's points take turns: round_robin (default), shuffle, none")(
+        "seed", po::value<std::string>(), "seed of the shuffled order (default 1993)")(
+        "test-node", po::value<std::string>(), "the rank that times (default 0)")(
+        "break", po::value<std::string>(), "message size where the fits split in two (default: found from the data)")(
+        "protocols", po::value<std::string>(), "commtest: SWAP protocols, e.g. (0,3),(1,0), or all (default)")(
+        "volumes", po::value<std::string>(), "commtest: bytes each rank swaps, e.g. 8KB,128KB,2MB (the default; KB = 1024 bytes)")(
+        "messages", po::value<std::string>(), "commtest: numbers of messages the volume is split into (default 1,2,4,...,1024)")(
+        "pairs", po::value<std::string>(), "commtest: pair sets swapping, e.g. 0-1,0-2,0-2+1-3 (default 0-1)")(
+        "cache", po::value<std::string>(), "commtest: flushed | warm (default) | repeat:K")(
+        "prepost", "commtest: the seed's reorganised loop (prepost the next receive, complete the previous send late)")(
+        "operations", po::value<std::string>(),
+        "collectives: broadcast,linear_broadcast,reduce,allreduce,barrier,alltoall,gather (default: all but linear_broadcast); "
+        "nbc: ibarrier,ibcast,iallreduce,ialltoall,igather (default: ibcast,iallreduce)")(
+        "intervals", po::value<std::string>(), "nbc: bytes per test call of the test progression (default 1024,4096,16384,65536)")(
+        "progressions", po::value<std::string>(), "nbc: none,test,thread (default: all the transport allows)")(
+        "window-us", po::value<std::string>(), "collectives, nbc: the first time window in µs (default: calibrated; widens when overrun)")(
+        "measurements", po::value<std::string>(), "collectives, nbc: single-shot measurements per point (default 20)")(
+        "sync", po::value<std::string>(), "sync and collectives: linear | logp (sync default: both; collectives: logp)")(
+        "dilation", po::value<std::string>(), "ring, rc, mesh: time-dilation factors, each >= 1 (default 1,2,4,8,16)")(
+        "setting", po::value<std::string>(), "ring, rc, mesh: cm (communication intensive), cp (computation intensive) (default cm,cp)")(
+        "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt")(
+        "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see the README)");
+    po::variables_map vm;
+    try {
+        const po::parsed_options parsed = po::command_line_parser(argc, argv).options(desc).run();
+        // Program_options keeps words that are no option's (and everything after "--") as
+        // positional arguments, and `store` drops them: "comet extra" would run the default
+        // suite as if the word were not there.
+        for (const auto& o : parsed.options)
+            if (o.position_key >= 0 && !o.value.empty())
+                throw usage_error("unexpected argument '" + o.value.front() +
+                                  "' (comet takes options only: --nodes 4, --kernels echo, ...; comet --help lists them)");
+        po::store(parsed, vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw usage_error(e.what());
+    }
+    settings s;
+    if (vm.count("help")) {
+        std::ostringstream help;
+        help << "usage: comet [options]\n       comet compare A B [--alpha 0.01] [--threshold 0.10]   (comet compare --help)\n"
+             << desc << '\n';
+        s.help = help.str();
+        return s;
+    }
+    s.argc = argc;
+    s.argv = argv;
+    s.transport = vm["transport"].as<std::string>();
+    if (s.transport != "threads" && s.transport != "mpi" && s.transport != "ipsc860")
+        throw usage_error("--transport: unknown transport '" + s.transport + "' (known: threads, mpi, ipsc860)");
+    if (vm.count("nodes")) {
+        const int most = max_nodes(s.transport);
+        for (const auto& x : split(vm["nodes"].as<std::string>()))
+            s.nodes.push_back(static_cast<int>(integer("nodes", x, 1, most)));
+        if (s.nodes.empty()) throw usage_error("--nodes: no group size given");
+    }
+    if (const auto k = vm["kernels"].as<std::string>(); k != "all") {
+        s.suite.kernels = split(k);
+        if (s.suite.kernels.empty()) throw usage_error("--kernels: no kernel named");
+        try {
+            comet::check_suite(s.suite);
+        } catch (const comet::invalid_argument& e) {
+            throw usage_error(std::string("--kernels: ") + e.what());
+        }
+        // A kernel asked for by name must run on at least one of the group sizes given (with
+        // "all", kernels a group is too small for are skipped with a note).
+        if (!s.nodes.empty())
+            for (const auto& name : s.suite.kernels) {
+                const auto why = comet::suite_skip_reason(name, s.nodes.front());
+                if (why && std::all_of(s.nodes.begin(), s.nodes.end(), [&](int p) { return comet::suite_skip_reason(name, p); }))
+                    throw usage_error("--kernels " + name + ": " + name + " " + *why + ", and --nodes " +
+                                      vm["nodes"].as<std::string>() + " gives it none");
+            }
+    }
+    // Options the kernels share are set on every kernel's configuration.
+    auto& c = s.suite;
+    if (vm.count("sizes")) {
+        c.transfer.sizes.clear();
+        for (const auto& x : split(vm["sizes"].as<std::string>()))
+            c.transfer.sizes.push_back(static_cast<std::size_t>(integer("sizes", x, 0, static_cast<long long>(comet::max_message_size))));
+        if (c.transfer.sizes.empty()) throw usage_error("--sizes: no size given");
+        c.broadcast.sizes = c.contention.sizes = c.transfer.sizes;
+    }
+    if (vm.count("matrix-dims")) {
+        c.matrix.dims.clear();
+        for (const auto& x : split(vm["matrix-dims"].as<std::string>()))
+            c.matrix.dims.push_back(static_cast<int>(integer("matrix-dims", x, 1, comet::kernels::matrix_max_dim)));
+        if (c.matrix.dims.empty()) throw usage_error("--matrix-dims: no dimension given");
+    }
+    if (vm.count("hops")) {
+        for (const auto& x : split(vm["hops"].as<std::string>())) c.transfer.hops.push_back(static_cast<int>(integer("hops", x, 0, 30)));
+        if (c.transfer.hops.empty()) throw usage_error("--hops: no hop distance given");
+    }
+    comet::sampling sampling;
+    if (vm.count("reps")) sampling.iterations = static_cast<std::size_t>(integer("reps", vm["reps"].as<std::string>(), 1, 100000000));
+    if (vm.count("samples")) {
+        sampling.min_samples = static_cast<std::size_t>(integer("samples", vm["samples"].as<std::string>(), 1, 100000));
+        sampling.max_samples = std::max(sampling.max_samples, sampling.min_samples);
+    }
+    if (vm.count("max-samples")) {
+        sampling.max_samples = static_cast<std::size_t>(integer("max-samples", vm["max-samples"].as<std::string>(), 1, 100000));
+        if (sampling.max_samples < sampling.min_samples) {
+            if (vm.count("samples"))
+                throw usage_error("--max-samples " + std::to_string(sampling.max_samples) + " is below --samples " +
+                                  std::to_string(sampling.min_samples));
+            sampling.min_samples = sampling.max_samples;
+        }
+    }
+    if (vm.count("order")) {
+        const auto o = vm["order"].as<std::string>();
+        if (o == "round_robin") sampling.order = comet::interleave::round_robin;
+        else if (o == "shuffle") sampling.order = comet::interleave::shuffle;
+        else if (o == "none") sampling.order = comet::interleave::none;
+        else throw usage_error("--order: unknown order '" + o + "' (known: round_robin, shuffle, none)");
+    }
+    if (vm.count("seed"))
+        sampling.seed = static_cast<std::uint64_t>(integer("seed", vm["seed"].as<std::string>(), 0, std::numeric_limits<long long>::max()));
+    c.sampling = sampling;
+    s.sampling_given = vm.count("reps") || vm.count("samples") || vm.count("max-samples");
+    if (vm.count("test-node")) {
+        const int n = static_cast<int>(integer("test-node", vm["test-node"].as<std::string>(), 0, max_nodes(s.transport) - 1));
+        c.transfer.test_node = c.broadcast.test_node = c.global_sum.test_node = c.barrier.test_node = n;
+        c.contention.test_node = c.overlap.test_node = c.matrix.test_node = c.commtest.test_node = n;
+    }
+    if (vm.count("protocols")) c.commtest.protocols = protocols(vm["protocols"].as<std::string>());
+    if (vm.count("volumes")) {
+        c.commtest.volumes.clear();
+        for (const auto& x : split(vm["volumes"].as<std::string>())) c.commtest.volumes.push_back(volume(x));
+        if (c.commtest.volumes.empty()) throw usage_error("--volumes: no volume given");
+    }
+    if (vm.count("messages")) {
+        c.commtest.messages.clear();
+        for (const auto& x : split(vm["messages"].as<std::string>()))
+            c.commtest.messages.push_back(static_cast<std::size_t>(integer("messages", x, 1, 1 << 24)));
+        if (c.commtest.messages.empty()) throw usage_error("--messages: no number given");
+    }
+    if (vm.count("pairs")) {
+        c.commtest.pairs.clear();
+        for (const auto& x : split(vm["pairs"].as<std::string>())) {
+            const auto ps = comet::kernels::commtest::parse_pairs(x);
+            if (!ps) throw usage_error("--pairs: '" + x + "' is not a pair set like 0-1 or 0-2+1-3");
+            c.commtest.pairs.push_back(*ps);
+        }
+        if (c.commtest.pairs.empty()) throw usage_error("--pairs: no pair given");
+    }
+    if (vm.count("cache")) {
+        const auto mode = comet::kernels::commtest::parse_cache(vm["cache"].as<std::string>());
+        if (!mode) throw usage_error("--cache: '" + vm["cache"].as<std::string>() + "' is not flushed, warm or repeat:K (K >= 1)");
+        c.commtest.cache = *mode;
+    }
+    if (vm.count("prepost")) c.commtest.prepost = true;
+    if (vm.count("operations")) {
+        // One list for both kernels: the blocking names go to collectives, the i-names to nbc;
+        // a kernel none of whose names is given keeps its default.
+        std::vector<comet::kernels::collective_operation> blocking;
+        std::vector<comet::kernels::nbc_operation> nonblocking;
+        for (const auto& x : split(vm["operations"].as<std::string>())) {
+            if (const auto o = comet::kernels::parse_collective_operation(x)) blocking.push_back(*o);
+            else if (const auto n = comet::kernels::parse_nbc_operation(x)) nonblocking.push_back(*n);
+            else
+                throw usage_error("--operations: '" + x +
+                                  "' is not broadcast, linear_broadcast, reduce, allreduce, barrier, alltoall, gather, "
+                                  "ibarrier, ibcast, iallreduce, ialltoall or igather");
+        }
+        if (blocking.empty() && nonblocking.empty()) throw usage_error("--operations: no operation given");
+        if (!blocking.empty()) c.collectives.operations = blocking;
+        if (!nonblocking.empty()) c.nbc.operations = nonblocking;
+    }
+    if (vm.count("intervals")) {
+        c.nbc.intervals.clear();
+        for (const auto& x : split(vm["intervals"].as<std::string>()))
+            c.nbc.intervals.push_back(static_cast<std::size_t>(integer("intervals", x, 1, static_cast<long long>(comet::max_message_size))));
+        if (c.nbc.intervals.empty()) throw usage_error("--intervals: no interval given");
+    }
+    if (vm.count("progressions")) {
+        c.nbc.progressions.clear();
+        for (const auto& x : split(vm["progressions"].as<std::string>())) {
+            const auto p = comet::kernels::parse_progression(x);
+            if (!p) throw usage_error("--progressions: '" + x + "' is not none, test or thread");
+            c.nbc.progressions.push_back(*p);
+        }
+        if (c.nbc.progressions.empty()) throw usage_error("--progressions: no progression given");
+    }
+    if (vm.count("sizes")) c.collectives.sizes = c.nbc.sizes = c.transfer.sizes;
+    if (vm.count("window-us"))
+        c.collectives.window.window_seconds = c.nbc.window.window_seconds =
+            real("window-us", vm["window-us"].as<std::string>(), "a time in µs above 0, at most 10000000 (10 s)", [](double v) { return v > 0.0 && v <= 1e7; }) *
+            1e-6;
+    if (vm.count("measurements"))
+        c.collectives.window.measurements = c.nbc.window.measurements =
+            static_cast<std::size_t>(integer("measurements", vm["measurements"].as<std::string>(), 1, 1000000));
+    if (vm.count("sync")) {
+        const auto x = vm["sync"].as<std::string>();
+        comet::sync_scheme scheme = comet::sync_scheme::log_p;
+        if (x == "linear") scheme = comet::sync_scheme::linear;
+        else if (x != "logp" && x != "log_p") throw usage_error("--sync: '" + x + "' is not linear or logp");
+        c.sync.schemes = {scheme};
+        c.collectives.sync.scheme = c.nbc.sync.scheme = scheme;
+    }
+    if (vm.count("dilation")) {
+        c.nist.dilations.clear();
+        for (const auto& x : split(vm["dilation"].as<std::string>()))
+            c.nist.dilations.push_back(real("dilation", x, "a dilation factor from 1 to 1000000", [](double v) { return v >= 1.0 && v <= 1e6; }));
+        if (c.nist.dilations.empty()) throw usage_error("--dilation: no factor given");
+    }
+    if (vm.count("setting")) {
+        c.nist.settings.clear();
+        for (const auto& x : split(vm["setting"].as<std::string>())) {
+            if (x == "cm") c.nist.settings.push_back(comet::kernels::nist::setting::cm);
+            else if (x == "cp") c.nist.settings.push_back(comet::kernels::nist::setting::cp);
+            else throw usage_error("--setting: '" + x + "' is not cm or cp");
+        }
+        if (c.nist.settings.empty()) throw usage_error("--setting: no setting given");
+    }
+    if (vm.count("break"))
+        s.break_size = static_cast<double>(integer("break", vm["break"].as<std::string>(), 0, static_cast<long long>(comet::max_message_size)));
+    if (vm.count("out")) {
+        s.out = vm["out"].as<std::string>();
+        if (s.out.empty()) throw usage_error("--out: an empty folder name (give a folder, e.g. --out report; leave out --out to write no files)");
+    }
+    if (vm.count("set"))
+        for (const auto& kv : vm["set"].as<std::vector<std::string>>()) {
+            const auto eq = kv.find('=');
+            if (eq == std::string::npos || eq == 0) throw usage_error("--set: '" + kv + "' is not key=value");
+            if (eq + 1 == kv.size()) throw usage_error("--set " + kv + ": no value");
+            s.transport_options.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+        }
+    return s;
+}
+
+
+}  // namespace comet_program

@@ -1,0 +1,273 @@
+// comet/transport/decorators/tracing.hpp — `comet::tracing<T>`: a transport that records, for
+// every message, when its send was issued, when the receiver waited for it and when it
+// completed, and for every `compute` call how long it took — all in
+// the global time base (SPEC 3, "tracing"; the NIST seed's event trace, section 4.2). From such
+// a trace comet/analysis/delays.hpp splits each rank's elapsed time into user computation,
+// logical delay, physical delay and overhead.
+//
+//   comet::threads::run(4, [](comet::threads::transport& inner) {
+//       comet::tracing t(inner);
+//       t.start();
+//       run_my_application(t);                       // through t only
+//       t.stop();
+//       comet::message_trace trace = t.collect();    // collective: send times matched
+//       comet::delay_decomposition d = comet::decompose(trace);
+//   });
+//
+// What is recorded. Sends by `isend`, `send` or `bsend` (sends the decorator does not cover —
+// ssend, rsend, sendrecv — are deleted, so comet::ops builds them from `isend`), receives by
+// `irecv` or `recv`, and their completion by `test`, `wait`, `wait_all` or `recv`. A wait for a receive
+// is a `blocked` interval of it: from the call to the completion, the time the rank could do
+// nothing else. Waits for sends are not timed: they are overhead, which is what is left. `compute` calls are timed (user computation). The transport's native
+// collectives pass untraced (barrier, broadcast, reductions): an application measured through
+// this decorator is expected to communicate by point-to-point messages, as the seed's do.
+//
+// Matching. Messages between one pair of ranks with one tag are not reordered, so the k-th
+// message rank r receives from s with tag g is the k-th that s sent to r with g. `collect`
+// sends each rank the issue times of the messages it was sent (after the run, untraced, on the
+// inner transport) and fills in every completed receive's `send_issued`.
+//
+// Global time. On a transport whose clock is one clock for every rank (threads, the simulator)
+// times are its readings; elsewhere (MPI) the decorator synchronises the clocks when it is made
+// (collective) and records global times through comet::global_clock.
+//
+// Cost. A send reads the clock once, a receive twice (around its wait), and each appends a
+// fixed-size record to a vector reserved and touched in advance; bench/bench_tracing.cpp
+// measures it per event. Reading the clock is most of it (~35 ns on a virtual machine's
+// kvm-clock), which is why the decorator reads it no more than the decomposition needs.
+#pragma once
+
+#include <comet/core/concepts.hpp>
+#include <comet/core/errors.hpp>
+#include <comet/core/types.hpp>
+#include <comet/core/work.hpp>
+#include <comet/ops/ops.hpp>
+#include <comet/timing/global_clock.hpp>
+#include <comet/transport/adaptor.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace comet {
+
+/// One message as its sender saw it.
+struct traced_send {
+    int dest = 0, tag = 0;
+    std::size_t size = 0;
+    double issued = 0.0;  ///< global time the send was issued
+};
+
+/// One receive as its receiver saw it. `blocked_*` is the interval the rank spent waiting for
+/// this receive alone (0 to 0 when a `test` found it complete); a receive completed inside a
+/// `wait_all` is given the part of the wait after the previous completion.
+struct traced_receive {
+    int source = any_source, tag = any_tag;  ///< as posted (any_source / any_tag allowed)
+    int matched_source = -1, matched_tag = -1;  ///< from the status, once complete
+    std::size_t size = 0;
+    double blocked_from = 0.0, blocked_to = 0.0;
+    double completed = -1.0;  ///< global time it completed; < 0 while incomplete
+    double send_issued = -1.0;  ///< filled by `collect`; < 0 when unmatched
+};
+
+/// A rank's whole trace, in the global time base.
+struct message_trace {
+    int rank = 0, size = 0;
+    double start = 0.0, stop = 0.0;  ///< the application's start and end (`start()`, `stop()`)
+    double compute_seconds = 0.0;    ///< Σ the durations of `compute` calls between them
+    std::size_t compute_calls = 0;
+    std::vector<traced_send> sends;
+    std::vector<traced_receive> receives;
+    std::uint64_t retransmissions = 0;  ///< the transport's count, where it keeps one
+    bool retransmissions_known = false;
+};
+
+/// A transport that traces `Inner`'s messages and computation (see the file's comment).
+template <transport Inner>
+class tracing : public transport_adaptor<Inner> {
+    using base = transport_adaptor<Inner>;
+
+public:
+    /// A request of the inner transport and the receive it belongs to (if it is one).
+    struct request {
+        typename Inner::request inner{};
+        std::size_t receive = none;  ///< index into the receives, or `none` for a send
+        static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+    };
+    /// Its records are one thread's.
+    static constexpr bool thread_serialized = false;
+
+    /// Traces `inner`, with room for `expected_events` sends and as many receives before any
+    /// vector grows (growth is counted in the cost, not hidden). On a transport whose clock is
+    /// not global this synchronises the clocks: @pre collective then.
+    explicit tracing(Inner& inner, std::size_t expected_events = 4096) : base(inner) {
+        if (!ops::clock_is_global(inner)) clock_.emplace(inner);
+        trace_.rank = inner.rank();
+        trace_.size = inner.size();
+        // Reserved and touched now, so that neither growth nor the first touch of a page
+        // (a page fault, microseconds on a virtual machine) falls inside the traced run.
+        trace_.sends.resize(expected_events);
+        trace_.receives.resize(expected_events);
+        trace_.sends.clear();
+        trace_.receives.clear();
+    }
+
+    /// The global time now.
+    double now() { return clock_ ? clock_->now() : this->inner().now(); }
+    /// Says the clock is not a shared one only where the inner's is not: times the decorator
+    /// gives are global ones.
+    bool clock_is_global() const { return true; }
+
+    /// Marks the application's start / end; the trace's elapsed time is between them.
+    void start() { trace_.start = now(); }
+    void stop() { trace_.stop = now(); }
+
+    // ---- sends ----
+    request isend(int dest, int tag, const_bytes data) {
+        trace_.sends.push_back({dest, tag, data.size(), now()});
+        return {this->inner().isend(dest, tag, data)};
+    }
+    void send(int dest, int tag, const_bytes data) {
+        trace_.sends.push_back({dest, tag, data.size(), now()});
+        ops::send(this->inner(), dest, tag, data);
+    }
+    void bsend(int dest, int tag, const_bytes data)
+        requires buffered_send_transport<Inner>
+    {
+        trace_.sends.push_back({dest, tag, data.size(), now()});
+        this->inner().bsend(dest, tag, data);
+    }
+    void ssend(int, int, const_bytes) = delete;
+    typename Inner::request issend(int, int, const_bytes) = delete;
+    void rsend(int, int, const_bytes) = delete;
+    typename Inner::request irsend(int, int, const_bytes) = delete;
+    status sendrecv(int, int, const_bytes, int, int, mutable_bytes) = delete;
+    typename Inner::request ibarrier() = delete;
+    typename Inner::request ibroadcast(int, mutable_bytes) = delete;
+    typename Inner::request iallreduce_sum(std::span<double>) = delete;
+
+    // ---- receives and completion ----
+    request irecv(int source, int tag, mutable_bytes data) {
+        traced_receive r;
+        r.source = source, r.tag = tag;
+        trace_.receives.push_back(r);
+        return {this->inner().irecv(source, tag, data), trace_.receives.size() - 1};
+    }
+    std::optional<status> test(request& r) {
+        std::optional<status> s = this->inner().test(r.inner);
+        if (s && r.receive != request::none) {
+            const double t = now();
+            complete(r, *s, t, t);
+        }
+        return s;
+    }
+    std::optional<status> iprobe(int source, int tag) { return this->inner().iprobe(source, tag); }
+    status wait(request& r) {
+        if (r.receive == request::none) return ops::wait(this->inner(), r.inner);  // a send: overhead, untimed
+        const double from = now();
+        const status s = ops::wait(this->inner(), r.inner);
+        complete(r, s, from, now());
+        return s;
+    }
+    void wait_all(std::span<request> rs) {
+        for (request& r : rs) wait(r);
+    }
+    status recv(int source, int tag, mutable_bytes data) {
+        request r = irecv(source, tag, data);
+        return wait(r);
+    }
+
+    // ---- computation ----
+    void compute(const work& w) {
+        const double from = now();
+        ops::compute(this->inner(), w);
+        trace_.compute_seconds += now() - from;
+        ++trace_.compute_calls;
+    }
+
+    /// The trace so far (send times of received messages not yet matched).
+    const message_trace& trace() const noexcept { return trace_; }
+
+    /// Matches every completed receive with its send and returns the trace. Collective: every
+    /// rank of the group calls it once the application is done (no message of it in flight);
+    /// the exchange goes over the inner transport, untraced.
+    /// @throws verification_error when a rank received a message no rank says it sent.
+    message_trace collect(int tag = first_reserved_tag + 620) {
+        Inner& in = this->inner();
+        const int p = in.size(), me = in.rank();
+        // Every rank's application is done before any collection message is sent: one still
+        // receiving with any_source and any_tag would take them.
+        ops::barrier(in);
+        if constexpr (requires(Inner& i) { i.retransmissions(); }) {
+            trace_.retransmissions = in.retransmissions();
+            trace_.retransmissions_known = true;
+        }
+        // To each destination: the (tag, issue time) of every message sent to it, in order.
+        std::vector<std::vector<double>> outgoing(static_cast<std::size_t>(p));
+        for (const traced_send& s : trace_.sends) {
+            auto& v = outgoing[static_cast<std::size_t>(s.dest)];
+            v.push_back(static_cast<double>(s.tag));
+            v.push_back(s.issued);
+        }
+        std::vector<std::vector<double>> incoming(static_cast<std::size_t>(p));
+        for (int step = 1; step < p; ++step) {  // a ring of exchanges: no pair waits on another
+            const int to = (me + step) % p, from = (me - step + p) % p;
+            const std::uint64_t n_out = outgoing[static_cast<std::size_t>(to)].size();
+            std::uint64_t n_in = 0;
+            auto r = in.irecv(from, tag, std::as_writable_bytes(std::span(&n_in, 1)));
+            auto s = in.isend(to, tag, std::as_bytes(std::span(&n_out, 1)));
+            ops::wait(in, r);
+            ops::wait(in, s);
+            auto& v = incoming[static_cast<std::size_t>(from)];
+            v.resize(static_cast<std::size_t>(n_in));
+            r = in.irecv(from, tag, std::as_writable_bytes(std::span(v)));
+            s = in.isend(to, tag, std::as_bytes(std::span(outgoing[static_cast<std::size_t>(to)])));
+            ops::wait(in, r);
+            ops::wait(in, s);
+        }
+        for (const traced_send& s : trace_.sends)  // messages to oneself
+            if (s.dest == me) {
+                incoming[static_cast<std::size_t>(me)].push_back(static_cast<double>(s.tag));
+                incoming[static_cast<std::size_t>(me)].push_back(s.issued);
+            }
+        // The k-th receive completed from (source, tag) is the k-th send of (source, tag).
+        std::vector<std::size_t> order(trace_.receives.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return trace_.receives[a].completed < trace_.receives[b].completed;
+        });
+        std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);  // position in incoming[source]
+        for (std::size_t i : order) {
+            traced_receive& r = trace_.receives[i];
+            if (r.completed < 0.0) continue;
+            auto& v = incoming[static_cast<std::size_t>(r.matched_source)];
+            std::size_t& at = next[static_cast<std::size_t>(r.matched_source)];
+            std::size_t k = at;  // the first message from that source with that tag not yet taken
+            while (k < v.size() && (v[k] < 0.0 || static_cast<int>(v[k]) != r.matched_tag)) k += 2;
+            if (k >= v.size())
+                raise<verification_error>(me, "tracing: a message from rank ", r.matched_source, " with tag ", r.matched_tag,
+                                          " was received that rank ", r.matched_source, " does not say it sent");
+            r.send_issued = v[k + 1];
+            v[k] = -1.0;  // taken
+            while (at < v.size() && v[at] < 0.0) at += 2;
+        }
+        return trace_;
+    }
+
+private:
+    void complete(request& r, const status& s, double from, double to) {
+        traced_receive& x = trace_.receives[r.receive];
+        x.matched_source = s.source, x.matched_tag = s.tag, x.size = s.size;
+        x.blocked_from = from, x.blocked_to = to, x.completed = to;
+        r.receive = request::none;  // a second wait or test finds a completed request
+    }
+
+    message_trace trace_;
+    std::optional<global_clock<Inner>> clock_;
+};
+
+}  // namespace comet

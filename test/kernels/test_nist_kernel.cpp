@@ -1,0 +1,115 @@
+// Tests of comet/kernels/nist/kernel.hpp: the dilation study of each application on the
+// simulated iPSC/860 and on the threads transport gives one record per (setting, factor) with
+// the seed's row (E_D the sample; U_D + L_D + P_D + O_D = E_D; none negative), normalised by the
+// factor, a speedup of 1 at factor 1, and equation 1 fitted or said not to be; bad studies are
+// refused naming the value.
+#include <comet/kernels/nist/kernel.hpp>
+#include <comet/transport/nx2.hpp>
+#include <comet/transport/threads.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include "../support/messages.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace nist_kernel_test {
+
+namespace nist = comet::kernels::nist;
+
+/// Small configurations: a test, not the seed's runs.
+nist::study_config small() {
+    nist::study_config c;
+    c.dilations = {1, 2, 4};
+    c.ring = [](nist::setting s) {
+        auto r = nist::ring_setting(s);
+        r.messages = 3;
+        return r;
+    };
+    c.rc = [](nist::setting s) {
+        auto r = nist::rc_setting(s);
+        r.initial_items /= 50;
+        return r;
+    };
+    c.mesh = [](nist::setting s) {
+        auto m = nist::mesh_setting(s);
+        m.steps = 5;
+        return m;
+    };
+    return c;
+}
+
+void check_rows(const comet::result_set& r, const std::string& app, int nodes, std::size_t settings, std::size_t factors) {
+    BOOST_REQUIRE_EQUAL(r.records.size(), settings * factors);
+    for (const comet::record& rec : r.records) {
+        const std::string where = app + " " + *rec.params.text("setting") + " D=" + std::to_string(*rec.params.number("dilation"));
+        BOOST_TEST(rec.kernel == app);
+        BOOST_TEST(*rec.params.integer("nodes") == nodes);
+        BOOST_REQUIRE_EQUAL(rec.samples.size(), 1u);
+        const double e = rec.samples[0];
+        const double u = *rec.params.number("user"), l = *rec.params.number("logical"), p = *rec.params.number("physical"),
+                     o = *rec.params.number("overhead");
+        BOOST_TEST(e > 0.0, where);
+        for (double x : {u, l, p}) BOOST_TEST(x >= 0.0, where);
+        BOOST_TEST(o >= -1e-9 * e, where);
+        BOOST_TEST(std::abs(u + l + p + o - e) <= 1e-9 * e, where);
+        BOOST_TEST(u > 0.0, where);
+        BOOST_TEST(*rec.params.integer("messages") > 0, where);
+        if (*rec.params.number("dilation") == 1.0) BOOST_TEST(*rec.params.number("speedup") == 1.0, where);
+    }
+}
+
+}  // namespace nist_kernel_test
+
+BOOST_AUTO_TEST_SUITE(nist_kernel)
+
+using namespace nist_kernel_test;
+
+BOOST_AUTO_TEST_CASE(every_application_on_the_simulator) {
+    for (auto app : {nist::application::ring, nist::application::rc, nist::application::mesh}) {
+        const auto out = comet::nx2::run(comet::nx2::ipsc860(2), [&](comet::nx2::transport& t) {
+            return nist::dilation_study(t, app, small());
+        });
+        check_rows(out[0], std::string(nist::to_string(app)), 4, 2, 3);
+        for (std::size_t i = 1; i < out.size(); ++i) BOOST_TEST(out[i].records.empty());
+        // Deterministic: the same study gives the same records.
+        const auto again = comet::nx2::run(comet::nx2::ipsc860(2), [&](comet::nx2::transport& t) {
+            return nist::dilation_study(t, app, small());
+        });
+        for (std::size_t i = 0; i < out[0].records.size(); ++i) BOOST_TEST(again[0].records[i].samples == out[0].records[i].samples);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_ring_on_threads) {
+    auto cfg = small();
+    cfg.settings = {nist::setting::cm};
+    cfg.dilations = {1, 2};
+    const auto out = comet::threads::run(4, [&](comet::threads::transport& t) {
+        return nist::dilation_study(t, nist::application::ring, cfg);
+    });
+    check_rows(out[0], "ring", 4, 1, 2);
+}
+
+BOOST_AUTO_TEST_CASE(bad_studies_are_refused) {
+    const auto refused = [](nist::study_config c, std::initializer_list<const char*> words) {
+        comet::threads::run(2, [&](comet::threads::transport& t) {
+            BOOST_CHECK_EXCEPTION(nist::dilation_study(t, nist::application::ring, c), comet::invalid_argument,
+                                  [&](const std::exception& e) { return comet_test::mentions(e, words); });
+        });
+    };
+    auto c = small();
+    c.dilations = {1, 0.5};
+    refused(c, {"ring: dilation factor 0.5 is outside 1..1e6"});
+    c = small();
+    c.settings.clear();
+    refused(c, {"ring: no setting given"});
+    c = small();
+    c.trials = 0;
+    refused(c, {"trials = 0"});
+    c = small();
+    c.test_node = 2;
+    refused(c, {"test node 2 is outside 0..1"});
+}
+
+BOOST_AUTO_TEST_SUITE_END()
