@@ -14,6 +14,7 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <string_view>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -100,6 +101,14 @@ inline std::vector<comet::kernels::commtest::protocol> protocols(const std::stri
 /// with a one-line reason naming the option and the value; nothing here exits or prints. With
 /// --help, the settings carry the help text and nothing else is checked.
 inline settings parse_command_line(int argc, char** argv) {
+    // Boost.Program_options writes its messages from templates with %placeholders% and fills in
+    // the option's name; a name that itself holds one (--x%canonical_option%) makes it replace
+    // for ever. No option of comet's has a '%' in its name: refused before Boost sees it.
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a.size() > 1 && a[0] == '-' && a.substr(0, a.find('=')).find('%') != std::string_view::npos)
+            throw usage_error("unrecognised option '" + std::string(a.substr(0, a.find('='))) + "'");
+    }
     po::options_description desc("comet: the CoMet benchmark suite");
     desc.add_options()("help,h", "show this help")(
         "transport", po::value<std::string>()->default_value("threads"), "threads | mpi | ipsc860")(
