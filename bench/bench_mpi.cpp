@@ -1,4 +1,4 @@
-// bench_mpi — comet's MPI transport next to raw MPI in the same job, printed as ratios (issue 9:
+// bench_mpi — comet's MPI transport next to raw MPI in the same job, printed as ratios (the rule:
 // a number comet reports on MPI must be MPI's). Run it under `mpirun -np 2 bench/bench_mpi` on
 // an otherwise idle machine, built with optimisation.
 //

@@ -1,5 +1,5 @@
-// bench_nx2 — the simulated iPSC/860's speed in host time, beside the targets of SPEC 11 and
-// issue 3 (one core, an optimised build, an otherwise idle machine):
+// bench_nx2 — the simulated iPSC/860's speed in host time, beside its speed targets (SPEC 11)
+// (one core, an optimised build, an otherwise idle machine):
 //
 //   1. simulated small messages per second of host time: two ranks bouncing 8-byte messages
 //      (every message is a system call, a copy, a trip through the network and an interrupt);
@@ -8,7 +8,7 @@
 //      real iPSC/860;
 //   3. a global sum (gdsum of one double) on 4096 simulated ranks: time and peak memory,
 //      measured in a child process so the other runs do not count;
-//   4. ten barriers on 65,536 simulated ranks (issue #14's scale), likewise, and from its memory
+//   4. ten barriers on 65,536 simulated ranks (the scale the simulator is meant for), likewise, and from its memory
 //      per rank the largest cube that would fit in 16 GiB.
 //
 // Virtual times do not depend on any of this; only how long the host takes to compute them.

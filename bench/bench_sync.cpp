@@ -1,5 +1,5 @@
-// bench_sync — clock synchronisation (comet/timing/sync.hpp, global_clock.hpp) beside the
-// targets of the issue "Global time" and SPEC 11 ("clock sync O(log P) vs linear speed-up as in
+// bench_sync — clock synchronisation (comet/timing/sync.hpp, global_clock.hpp) beside its
+// targets and SPEC 11 ("clock sync O(log P) vs linear speed-up as in
 // the paper"), every clock skewed by comet::skewed_clock (offsets up to ±1 s, drifts up to
 // ±100 ppm) so that there is something to synchronise and the true error is known:
 //

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/compare_same_build.sh — how often `comet compare` calls two runs of the same build the
-# same, beside the target: no significant change on >= 95% of points.
+# same, beside the target: no significant change on >= 95% of points.
 #
 # Runs the comet program twice, one after the other, each into its own --out folder, and
 # compares the second run (B) with the first (A); PAIRS such pairs on the threads transport,

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # bench/compile_cost.sh — what including comet costs one translation unit of a user's program:
-# the compiler's CPU seconds and its peak memory, beside the targets of the issue "Measurement
-# for applications":
+# the compiler's CPU seconds and its peak memory, beside its targets:
 #
 #   1. an application's TU that includes one kernel and the threads transport and calls the
 #      kernel (kernels/echo.hpp + transport/threads.hpp, echo on 2 ranks): <= 1.5 s;

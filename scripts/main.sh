@@ -9,8 +9,9 @@
 # report/ipsc860-sync/, report/ipsc860-collectives/ and report/threads-global-time/. Last, the
 # nonblocking collectives' overhead and progression (seed 002, section 4) on 4 and 16 simulated
 # nodes and two threads ranks, in report/ipsc860-nbc/ and report/threads-nbc/; and NIST's
-# synthetic applications under time dilation (seed 003) on 16 simulated nodes and four threads
-# ranks, in report/ipsc860-nist/ and report/threads-nist/.
+# synthetic applications under time dilation (seed 003) on the machine the seed ran them on, a
+# simulated 16-node iPSC/1, and on four threads ranks, in report/ipsc1-nist/ and
+# report/threads-nist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -38,9 +39,9 @@ echo "== nonblocking collectives: overhead and progression on 4 and 16 simulated
 "$build/examples/comet" --transport threads --nodes 2 --kernels nbc --operations ibarrier,ibcast,iallreduce,ialltoall,igather \
   --out "$out/threads-nbc"
 echo
-echo "== NIST's synthetic applications (ring, rc, mesh) under time dilation on 16 simulated nodes and four threads ranks"
-"$build/examples/comet" --transport ipsc860 --nodes 16 --kernels ring,rc,mesh --out "$out/ipsc860-nist"
+echo "== NIST's synthetic applications (ring, rc, mesh) under time dilation on a simulated 16-node iPSC/1 and four threads ranks"
+"$build/examples/comet" --transport ipsc1 --nodes 16 --kernels ring,rc,mesh --out "$out/ipsc1-nist"
 "$build/examples/comet" --transport threads --nodes 4 --kernels ring,rc,mesh --out "$out/threads-nist"
 echo
 echo "reports: $out/ipsc860/, $out/threads/, $out/ipsc860-sync/, $out/ipsc860-collectives/, $out/threads-global-time/,"
-echo "         $out/ipsc860-nbc/, $out/threads-nbc/, $out/ipsc860-nist/, $out/threads-nist/"
+echo "         $out/ipsc860-nbc/, $out/threads-nbc/, $out/ipsc1-nist/, $out/threads-nist/"

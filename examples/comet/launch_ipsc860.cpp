@@ -1,11 +1,13 @@
-// comet --transport ipsc860: the suite on the simulated iPSC/860 (default 16 nodes, as in the
-// thesis), for each group size given (--nodes 2,4,8,16), in virtual time. The report leaves the
-// host's date, name and clock out: the same command writes the same bytes.
+// comet --transport ipsc860 | ipsc1: the suite on the simulated iPSC/860 of the CoMet thesis or
+// the iPSC/1 of the NIST study (seed 003), default 16 nodes as both ran, for each group size
+// given (--nodes 2,4,8,16), in virtual time. The report leaves the host's date, name and clock
+// out: the same command writes the same bytes.
 //
 // Settings (--set key=value) make what-if machines; decimals are exact (no rounding through
 // floating point), so a setting names a machine to the picosecond:
 //   topology=hypercube|mesh   columns=N (mesh; default: square, or twice as wide as high)
 //   link_mbps, dma_mbps       channel and DMA rates in MB/s (10^6 bytes per second)
+//   duplex=full|half          channels carrying both directions at once, or one frame at a time
 //   hop_us, call_us, interrupt_us, resume_us, copy_us_per_byte
 //   header_bytes, eager_limit, eager_buffers, credit_batch
 //   flop_ns, memory_ns_per_byte, dependent_flop_ns, cache_line_bytes
@@ -35,7 +37,7 @@ namespace comet_program {
 namespace {
 
 const char* const known_settings =
-    "topology, columns, link_mbps, dma_mbps, hop_us, call_us, interrupt_us, resume_us, copy_us_per_byte, header_bytes, "
+    "topology, columns, link_mbps, dma_mbps, duplex, hop_us, call_us, interrupt_us, resume_us, copy_us_per_byte, header_bytes, "
     "eager_limit, eager_buffers, credit_batch, flop_ns, memory_ns_per_byte, dependent_flop_ns, cache_line_bytes, retry_timeout_us, "
     "retry_backoff_us, stack_kib";
 
@@ -59,13 +61,14 @@ std::int64_t fixed(const std::string& key, const std::string& text, int decimals
 }
 
 struct launch_config {
-    comet::nx2::machine base = comet::nx2::ipsc860();
+    comet::nx2::machine base;
     int columns = 0;  ///< mesh: 0 = choose
     std::size_t stack = 256 * 1024;
 };
 
 launch_config parse_settings(const settings& s) {
     launch_config c;
+    c.base = s.transport == "ipsc1" ? comet::nx2::ipsc1() : comet::nx2::ipsc860();
     auto& m = c.base;
     for (const auto& [key, text] : s.transport_options) {
         const auto integer = [&, &key = key, &text = text] {
@@ -78,13 +81,17 @@ launch_config parse_settings(const settings& s) {
                 m.network = comet::nx2::topology::hypercube;
             } else if (text == "mesh") {
                 m.network = comet::nx2::topology::mesh;
-                m.name = "ipsc860-mesh";
+                m.name = s.transport + "-mesh";
             } else {
                 throw usage_error("--set topology=" + text + ": not hypercube or mesh");
             }
         } else if (key == "columns") c.columns = static_cast<int>(integer());
         else if (key == "link_mbps") m.link_bytes_per_second = fixed(key, text, 6);
         else if (key == "dma_mbps") m.dma_bytes_per_second = fixed(key, text, 6);
+        else if (key == "duplex") {
+            if (text != "full" && text != "half") throw usage_error("--set duplex=" + text + ": not full or half");
+            m.half_duplex = text == "half";
+        }
         else if (key == "hop_us") m.hop_latency = fixed(key, text, 6);
         else if (key == "call_us") m.call = fixed(key, text, 6);
         else if (key == "interrupt_us") m.interrupt = fixed(key, text, 6);
@@ -101,7 +108,8 @@ launch_config parse_settings(const settings& s) {
         else if (key == "retry_timeout_us") m.retry_timeout = fixed(key, text, 6);
         else if (key == "retry_backoff_us") m.retry_backoff = fixed(key, text, 6);
         else if (key == "stack_kib") c.stack = static_cast<std::size_t>(integer()) * 1024;
-        else throw usage_error("--set " + key + ": the simulated iPSC/860 has no such setting (" + known_settings + ")");
+        else throw usage_error("--set " + key + ": the simulated " + (s.transport == "ipsc1" ? "iPSC/1" : "iPSC/860") +
+                               " has no such setting (" + known_settings + ")");
     }
     if (m.network == comet::nx2::topology::hypercube && c.columns != 0)
         throw usage_error("--set columns: only a mesh has columns (add --set topology=mesh)");
@@ -177,7 +185,7 @@ outcome launch_ipsc860(const settings& s) {
         total += stats.total();
         virtual_time += stats.end_time;
     }
-    o.ctx = comet::make_context("ipsc860", groups.back());
+    o.ctx = comet::make_context(s.transport, groups.back());
     // Virtual time does not depend on the host: its CPU, caches, clock speed and load stay out
     // of the report (as its name and the date do), and so do the notes they would raise. The
     // build and what the simulated transport offers stay: they are the same on every host.
@@ -194,11 +202,13 @@ outcome launch_ipsc860(const settings& s) {
     o.ctx.extra.emplace_back("simulated_messages", std::to_string(total.messages_sent));
     if (config.base.retry_timeout > 0) o.ctx.extra.emplace_back("retransmissions", std::to_string(total.retransmissions));
     o.groups = groups;
-    o.break_size = 100;  // NX/2's protocol change (thesis 4.2, 5.1)
-    // The thesis' figures and shapes are CoMet's: beside a run of the other seeds' kernels
-    // alone (commtest, sync, collectives) they would be a page of dashes.
+    // Where the protocol changes: NX/2's 100 bytes (thesis 4.2, 5.1); on the iPSC/1, a message
+    // of more than one 1 KB packet.
+    o.break_size = static_cast<double>((s.transport == "ipsc1" ? comet::nx2::ipsc1() : comet::nx2::ipsc860()).eager_limit);
+    // The thesis' figures and shapes are CoMet's, on the iPSC/860: beside the iPSC/1, or a run of
+    // the other seeds' kernels alone (commtest, sync, collectives), they would say nothing.
     const auto comet_kernels = comet::implemented_kernels();
-    o.compare_with_thesis = std::any_of(s.suite.kernels.begin(), s.suite.kernels.end(), [&](const std::string& k) {
+    o.compare_with_thesis = s.transport == "ipsc860" && std::any_of(s.suite.kernels.begin(), s.suite.kernels.end(), [&](const std::string& k) {
         return std::find(comet_kernels.begin(), comet_kernels.end(), k) != comet_kernels.end();
     });
     o.deterministic = true;
@@ -207,8 +217,8 @@ outcome launch_ipsc860(const settings& s) {
 }
 
 #else
-outcome launch_ipsc860(const settings&) {
-    throw usage_error("--transport ipsc860: the simulated iPSC/860 is not part of this build (Boost.Context was not found)");
+outcome launch_ipsc860(const settings& s) {
+    throw usage_error("--transport " + s.transport + ": the simulator is not part of this build (Boost.Context was not found)");
 }
 #endif
 

@@ -1,6 +1,6 @@
 // comet — runs the CoMet suite on a transport and writes the report; compares two runs.
 //
-//   comet [--transport threads|mpi|ipsc860] [--nodes P] [--kernels echo,pairwise,...|all]
+//   comet [--transport threads|mpi|ipsc860|ipsc1] [--nodes P] [--kernels echo,pairwise,...|all]
 //         [--sizes 0,8,100,4096,...] [--hops 1,2,...] [--reps N] [--out DIR]
 //         [--protocols (0,3),(1,0),...|all] [--volumes 8KB,128KB,2MB] [--pairs 0-1,0-2,0-2+1-3]
 //         [--cache flushed|warm|repeat:K] [--prepost]                      (--kernels commtest)
@@ -117,9 +117,9 @@ int main(int argc, char** argv) {
         }
         doing = "running the suite on --transport " + s.transport + " (the sizes of --nodes, --sizes, --matrix-dims or --set)";
         comet_program::stop_on_signals();
-        comet_program::outcome o = s.transport == "mpi"       ? comet_program::launch_mpi(s)
-                                   : s.transport == "ipsc860" ? comet_program::launch_ipsc860(s)
-                                                              : comet_program::launch_threads(s);
+        comet_program::outcome o = s.transport == "mpi"                                 ? comet_program::launch_mpi(s)
+                                   : s.transport == "ipsc860" || s.transport == "ipsc1" ? comet_program::launch_ipsc860(s)
+                                                                                        : comet_program::launch_threads(s);
         if (o.stopped && o.failure && o.results.records.empty()) std::rethrow_exception(o.failure);  // nothing to keep
         const std::optional<comet::stop_note> stopped = o.stopped;
         const std::exception_ptr failure = o.failure;

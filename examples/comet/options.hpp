@@ -31,11 +31,12 @@ namespace po = boost::program_options;
 /// The most ranks --nodes may ask of a transport. Threads: each rank is a thread of this
 /// process, and every ordered pair of ranks has a ring (threads_options says how large), so
 /// ranks cost P^2 memory; 4096 ranks are 16 M rings. The simulator: its ranks are fibers, cheap,
-/// but every node keeps buffers and state for every other, P^2 again; the thesis' machine had
-/// 128 nodes, the what-if tool goes to 2^14. MPI: the job's size decides (launch_mpi checks).
+/// but every node keeps buffers and state for every other, P^2 again; the thesis' iPSC/860 and
+/// the NIST study's iPSC/1 had at most 128 nodes, the what-if tool goes to 2^14. MPI: the job's
+/// size decides (launch_mpi checks).
 inline int max_nodes(const std::string& transport) {
     if (transport == "threads") return 4096;
-    if (transport == "ipsc860") return 1 << 14;
+    if (transport == "ipsc860" || transport == "ipsc1") return 1 << 14;
     return 1 << 20;
 }
 
@@ -102,17 +103,21 @@ inline std::vector<comet::kernels::commtest::protocol> protocols(const std::stri
 /// --help, the settings carry the help text and nothing else is checked.
 inline settings parse_command_line(int argc, char** argv) {
     // Boost.Program_options writes its messages from templates with %placeholders% and fills in
-    // the option's name; a name that itself holds one (--x%canonical_option%) makes it replace
-    // for ever. No option of comet's has a '%' in its name: refused before Boost sees it.
+    // the option's name, value or whole word; a word that itself holds one (--x%canonical_option%,
+    // --x=%canonical_option%) makes it replace for ever. No option, value or folder name of
+    // comet's needs a '%': a word holding one is refused before Boost sees it.
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
-        if (a.size() > 1 && a[0] == '-' && a.substr(0, a.find('=')).find('%') != std::string_view::npos)
-            throw usage_error("unrecognised option '" + std::string(a.substr(0, a.find('='))) + "'");
+        if (a.find('%') != std::string_view::npos)
+            throw usage_error("argument " + std::to_string(i) + " '" + std::string(a) +
+                              "' holds a '%', which no option of comet's takes");
     }
     po::options_description desc("comet: the CoMet benchmark suite");
     desc.add_options()("help,h", "show this help")(
-        "transport", po::value<std::string>()->default_value("threads"), "threads | mpi | ipsc860")(
-        "nodes", po::value<std::string>(), "ranks, or a list of group sizes run in turn (threads: 2; ipsc860: 16; mpi: the job size)")(
+        "transport", po::value<std::string>()->default_value("threads"),
+        "threads | mpi | ipsc860 | ipsc1 (the simulated iPSC/860 of the CoMet thesis, or the iPSC/1 of the NIST study)")(
+        "nodes", po::value<std::string>(),
+        "ranks, or a list of group sizes run in turn (threads: 2; ipsc860, ipsc1: 16; mpi: the job size)")(
         "kernels", po::value<std::string>()->default_value("all"), "comma-separated kernels, or all")(
         "sizes", po::value<std::string>(), "comma-separated message sizes in bytes (default: 0 .. 8192)")(
         "matrix-dims", po::value<std::string>(), "comma-separated matrix block dimensions (default: 4 .. 256)")(
@@ -168,8 +173,8 @@ inline settings parse_command_line(int argc, char** argv) {
     s.argc = argc;
     s.argv = argv;
     s.transport = vm["transport"].as<std::string>();
-    if (s.transport != "threads" && s.transport != "mpi" && s.transport != "ipsc860")
-        throw usage_error("--transport: unknown transport '" + s.transport + "' (known: threads, mpi, ipsc860)");
+    if (s.transport != "threads" && s.transport != "mpi" && s.transport != "ipsc860" && s.transport != "ipsc1")
+        throw usage_error("--transport: unknown transport '" + s.transport + "' (known: threads, mpi, ipsc860, ipsc1)");
     if (vm.count("nodes")) {
         const int most = max_nodes(s.transport);
         for (const auto& x : split(vm["nodes"].as<std::string>()))

@@ -48,7 +48,7 @@ struct outcome {
     bool writes_report = true;  ///< false on the processes of an MPI job other than rank 0
     /// The transfer fits' break when --break is not given (the iPSC/860's 100 bytes).
     std::optional<double> break_size;
-    /// Show the thesis' figures beside the measured ones (the simulated iPSC/860).
+    /// Show the thesis' figures beside the measured ones (the simulated iPSC/860, not the iPSC/1).
     bool compare_with_thesis = false;
     /// The run is a pure function of the command line (a simulation): leave the host's date,
     /// name and clock out of the report, so that the same command writes the same bytes.
@@ -75,6 +75,7 @@ inline void check_test_node(const settings& s, const std::vector<int>& groups) {
 /// Each runs the suite on its transport; a transport not built in throws usage_error.
 outcome launch_threads(const settings& s);
 outcome launch_mpi(const settings& s);
+/// The simulator, with the machine --transport names: ipsc860 or ipsc1.
 outcome launch_ipsc860(const settings& s);
 
 }  // namespace comet_program

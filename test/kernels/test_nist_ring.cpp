@@ -38,6 +38,7 @@ inline void check_counts(const std::vector<nist::application_result>& results, c
             BOOST_TEST(x.control_received == cfg.messages * p);
             BOOST_TEST(x.data_items == cfg.messages * p * cfg.items_per_message);
             BOOST_TEST(x.work == cfg.messages * p * cfg.items_per_message * cfg.work_per_datum);
+            BOOST_TEST(x.bookkeeping == cfg.messages * p * cfg.items_per_message * cfg.bookkeeping_per_datum);
             BOOST_TEST(x.communication_points == cfg.messages * p);
             BOOST_TEST(x.grain == static_cast<double>(cfg.items_per_message * cfg.work_per_datum));
             BOOST_TEST(x.verified_messages == cfg.messages);
@@ -60,8 +61,9 @@ struct recording : comet::transport_adaptor<Inner> {
 
 /// The share of `r.elapsed` its computation takes on the simulated iPSC/860's CPU model.
 inline double compute_share(const nist::application_result& r, const comet::nx2::machine& m) {
-    return comet::nx2::to_seconds(comet::nx2::compute_time(m, comet::work::flops(r.work))) / r.elapsed;
+    return comet::nx2::to_seconds(comet::nx2::compute_time(m, comet::work::flops(r.work + r.bookkeeping))) / r.elapsed;
 }
+
 
 }  // namespace nist_ring_test
 
@@ -78,6 +80,10 @@ BOOST_AUTO_TEST_CASE(the_settings_have_the_grain_of_table_one) {
     BOOST_TEST(cm.message_bytes == cp.message_bytes);
     BOOST_TEST(cm.messages == 140u);
     BOOST_TEST(cp.messages == 20u);
+    // What a datum cost: tables A1 and A2's U_1 over messages x 16 nodes x 128 items.
+    const double op = comet::nx2::to_seconds(comet::nx2::ipsc1().dependent_flop_time);
+    BOOST_TEST(cm.work_per_datum + cm.bookkeeping_per_datum == nist::operations_per_datum(3.05, 140 * 16 * 128, op));
+    BOOST_TEST(cp.work_per_datum + cp.bookkeeping_per_datum == nist::operations_per_datum(24.68, 20 * 16 * 128, op));
 }
 
 BOOST_AUTO_TEST_CASE(finishes_with_exact_counts_on_threads_from_2_to_8_ranks) {

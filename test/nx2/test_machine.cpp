@@ -28,6 +28,38 @@ BOOST_AUTO_TEST_CASE(ipsc860_preset) {
     BOOST_CHECK_EXCEPTION(ipsc860(-1), comet::invalid_argument, [](const auto& e) { return mentions(e, {"dimension -1"}); });
 }
 
+BOOST_AUTO_TEST_CASE(ipsc1_preset) {
+    // The NIST study's machine (seed 003): each value from its public source (machine.hpp,
+    // docs/nx2-model.md section 9).
+    const machine m = ipsc1();
+    BOOST_TEST(m.name == "ipsc1");
+    BOOST_TEST(m.nodes() == 16);
+    BOOST_TEST(ipsc1(7).nodes() == 128);
+    BOOST_TEST((m.network == topology::hypercube));
+    BOOST_TEST(m.link_bytes_per_second == 1'250'000);  // 10 Mbit/s Ethernet
+    BOOST_TEST(m.half_duplex);
+    BOOST_TEST(m.dma_bytes_per_second == 560'000);     // a tenth of the iPSC/2's 5.6 MB/s full duplex
+    BOOST_TEST(m.hop_latency == 16 * microseconds);
+    BOOST_TEST(m.header_bytes == 18);
+    BOOST_TEST(m.eager_limit == 1024u);
+    BOOST_TEST(m.credit_batch == 1);
+    // A zero-byte message to a neighbour: C + I + R + H*w + h = 1050 us, three times the
+    // iPSC/2's 350 us (the header's time is rounded up to the picosecond: 1 ps over).
+    const vtime header = transfer_time(18, m.dma_bytes_per_second);
+    BOOST_TEST(m.call + m.interrupt + m.resume + header + m.hop_latency == 1050 * microseconds + 1);
+    BOOST_TEST(m.copy_per_byte == 250 * nanoseconds);
+    BOOST_TEST(m.dependent_flop_time == 3875 * nanoseconds);
+    BOOST_TEST(m.flop_time == 64 * microseconds);
+    BOOST_TEST(m.memory_per_byte == 125 * nanoseconds);
+    BOOST_TEST(m.cache_line_bytes == 2);
+    BOOST_TEST(m.retry_timeout == 1'860'714'286);  // a 1 KB packet and its header at 0.56 MB/s
+    BOOST_TEST(m.retry_backoff == 105 * milliseconds);
+    BOOST_CHECK_NO_THROW(validate(m));
+    BOOST_TEST(!ipsc860().half_duplex);
+    BOOST_CHECK_EXCEPTION(ipsc1(21), comet::invalid_argument, [](const auto& e) { return mentions(e, {"nx2::ipsc1: dimension 21"}); });
+    BOOST_CHECK_EXCEPTION(ipsc1(-1), comet::invalid_argument, [](const auto& e) { return mentions(e, {"dimension -1"}); });
+}
+
 BOOST_AUTO_TEST_CASE(mesh_preset) {
     const machine m = mesh(8, 4);
     BOOST_TEST(m.nodes() == 32);
@@ -77,6 +109,16 @@ BOOST_AUTO_TEST_CASE(validation_names_the_parameter) {
     m = ipsc860();
     m.network = static_cast<topology>(7);
     BOOST_TEST(rejects(m, "unknown topology 7"));
+    // Half-duplex channels on a mesh: XY circuits going opposite ways could wait for each other
+    // for ever, unless retransmission lets one give up.
+    m = mesh(2, 2);
+    m.half_duplex = true;
+    BOOST_TEST(rejects(m, "half_duplex on a mesh needs retransmission"));
+    m.retry_timeout = 10 * microseconds;
+    BOOST_CHECK_NO_THROW(validate(m));
+    m = ipsc860();
+    m.half_duplex = true;  // a hypercube's e-cube circuits never wait in a cycle
+    BOOST_CHECK_NO_THROW(validate(m));
 }
 
 BOOST_AUTO_TEST_CASE(every_field_a_user_sets_is_checked) {
@@ -131,7 +173,15 @@ BOOST_AUTO_TEST_CASE(description_is_exact_and_complete) {
                              "call 25 us", "interrupt 23.606666 us", "resume 15.5 us", "copy 0.11 us/B", "flop 50 ns",
                              "memory 8.75 ns/B", "dependent flop 150 ns", "cache line 32 B", "retransmission off"})
         BOOST_TEST(d.find(part) != std::string::npos, part);
+    BOOST_TEST(d.find("link 2.8 MB/s full duplex, dma") != std::string::npos);
     BOOST_TEST(describe(mesh(4, 2)).find("mesh 4x2 (8 nodes, XY routing)") != std::string::npos);
+    const std::string one = describe(ipsc1());
+    BOOST_TEST(one.find("ipsc1: hypercube d=4 (16 nodes, e-cube routing)") == 0u);
+    for (const char* part : {"link 1.25 MB/s half duplex", "dma 0.56 MB/s", "hop 16 us", "header 18 B", "eager <= 1024 B into 4 buffers",
+                             "batches of 1", "call 390.699285 us", "interrupt 368.924301 us", "resume 242.233557 us", "copy 0.25 us/B",
+                             "flop 64000 ns", "memory 125 ns/B", "dependent flop 3875 ns", "cache line 2 B",
+                             "retransmission after 1860.714286 us waiting, backoff 105000 us"})
+        BOOST_TEST(one.find(part) != std::string::npos, part);
 }
 
 BOOST_AUTO_TEST_CASE(cpu_model) {

@@ -1,5 +1,6 @@
 // Tests of comet/transport/nx2.hpp: the transport conformance suite on the simulated iPSC/860,
-// then what is particular to it (run options, errors, capabilities, deadlock reports).
+// then what is particular to it (run options, errors, capabilities, deadlock reports, the count
+// of retransmissions a node reads and a trace takes between its start and stop).
 #include <comet/kernels/collectives.hpp>
 #include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/echo.hpp>
@@ -8,6 +9,8 @@
 #include <comet/stats/fit.hpp>
 #include <comet/suite/suite.hpp>
 #include <comet/testing/conformance.hpp>
+#include <comet/transport/decorators/dilated.hpp>
+#include <comet/transport/decorators/tracing.hpp>
 #include <comet/transport/nx2.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -46,6 +49,49 @@ inline comet::nx2::machine few_buffers() {
 }
 
 inline comet::nx2::machine mesh_machine() { return comet::nx2::mesh(2, 2); }
+
+/// Every rank but 0 sends `count` 1000-byte messages to rank 0 at once: on an 8-node iPSC/1
+/// seven senders' packets queue for rank 0's three half-duplex channels, many of them longer
+/// than the retry timeout (a whole packet's time), and are sent again.
+template <class T>
+void converge(T& t, int count, int tag) {
+    std::vector<std::vector<std::byte>> b(static_cast<std::size_t>(t.rank() == 0 ? count * (t.size() - 1) : count),
+                                          std::vector<std::byte>(1000));
+    std::vector<typename T::request> rs;
+    for (std::size_t i = 0; i < b.size(); ++i)
+        rs.push_back(t.rank() == 0 ? t.irecv(comet::any_source, tag, comet::mutable_bytes(b[i]))
+                                   : t.isend(0, tag, comet::const_bytes(b[i])));
+    for (auto& r : rs) comet::ops::wait(t, r);
+}
+
+/// What one rank of `traced_retransmissions` saw.
+struct counted {
+    std::uint64_t traced = 0;  ///< the trace's count
+    bool known = false;
+    std::uint64_t before = 0, during = 0;  ///< the node's counter before start, and its growth to stop
+};
+
+/// A congested burst untraced, then one traced through `tracing<dilated<nx2::transport>>`.
+inline std::vector<counted> traced_retransmissions(const comet::nx2::machine& m, comet::nx2::run_statistics* stats) {
+    return comet::nx2::run(
+        m,
+        [](comet::nx2::transport& t) {
+            converge(t, 6, 3);
+            comet::ops::barrier(t);
+            comet::dilated slow(t, 2.0);
+            comet::tracing x(slow);
+            counted c;
+            c.before = t.retransmissions();
+            x.start();
+            converge(x, 6, 4);
+            x.stop();
+            c.during = t.retransmissions() - c.before;
+            const comet::message_trace tr = x.collect();
+            c.traced = tr.retransmissions, c.known = tr.retransmissions_known;
+            return c;
+        },
+        {.statistics = stats});
+}
 
 }  // namespace nx2_test
 
@@ -245,6 +291,49 @@ BOOST_AUTO_TEST_CASE(run_returns_each_rank_result) {
     BOOST_TEST(r == (std::vector<int>{4, 14, 24, 34}), boost::test_tools::per_element());
     const auto part = run(ipsc860(3), [](transport& t) { return t.size(); }, {.ranks = 5});
     BOOST_TEST(part == (std::vector<int>{5, 5, 5, 5, 5}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(each_rank_reads_its_nodes_retransmissions) {
+    const auto burst = [](transport& t) {
+        nx2_test::converge(t, 4, 1);
+        return t.retransmissions();
+    };
+    run_statistics stats;
+    const std::vector<std::uint64_t> on = run(ipsc1(3), burst, {.statistics = &stats});
+    std::uint64_t sum = 0;
+    for (std::size_t r = 0; r < on.size(); ++r) {
+        BOOST_TEST(on[r] <= stats.nodes[r].retransmissions);  // so far, not the run's end
+        sum += on[r];
+    }
+    BOOST_TEST(sum > 0u);
+    machine off = ipsc1(3);
+    off.retry_timeout = 0;
+    for (std::uint64_t n : run(off, burst)) BOOST_TEST(n == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_trace_counts_the_retransmissions_between_its_start_and_stop) {
+    // Through a dilated transport, as the NIST study wraps the simulator's.
+    run_statistics stats;
+    const std::vector<nx2_test::counted> on = nx2_test::traced_retransmissions(ipsc1(3), &stats);
+    std::uint64_t before = 0, during = 0;
+    for (std::size_t r = 0; r < on.size(); ++r) {
+        BOOST_TEST(on[r].known);
+        BOOST_TEST(on[r].traced == on[r].during, "rank " << r);
+        before += on[r].before, during += on[r].during;
+        BOOST_TEST(on[r].before + on[r].during <= stats.nodes[r].retransmissions);
+    }
+    // Both bursts were congested: a count taken from the transport's start would be larger.
+    BOOST_TEST(before > 0u);
+    BOOST_TEST(during > 0u);
+
+    machine off = ipsc1(3);
+    off.retry_timeout = 0;
+    stats = {};
+    for (const nx2_test::counted& c : nx2_test::traced_retransmissions(off, &stats)) {
+        BOOST_TEST(c.known);  // counted, and there were none: not "unknown"
+        BOOST_TEST(c.traced == 0u);
+    }
+    BOOST_TEST(stats.total().retransmissions == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(bad_runs_are_rejected) {

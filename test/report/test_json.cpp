@@ -531,7 +531,7 @@ BOOST_AUTO_TEST_CASE(median_interval_with_its_coverage_from_six_samples) {
 }
 
 BOOST_AUTO_TEST_CASE(a_flagged_fit_has_null_coefficients_and_says_why) {
-    // The iPSC/860 large-message pairwise fit the issue reports: hop −414.9 µs, residual 557.7 µs.
+    // The iPSC/860 large-message pairwise fit once reported: hop −414.9 µs, residual 557.7 µs.
     comet::report r;
     r.ctx = json_test::fixed_context();
     comet::transfer_fit f{"pairwise", "large", 2.1e-3, 0.41e-6, -414.9e-6, 557.7e-6, 20, 100.0};

@@ -142,7 +142,7 @@ BOOST_AUTO_TEST_CASE(fits_and_bandwidth_follow) {
 }
 
 BOOST_AUTO_TEST_CASE(a_flagged_fit_shows_why_never_its_numbers) {
-    // The iPSC/860 pairwise fit the issue reports: hop −414.9 µs with a 557.7 µs residual.
+    // The iPSC/860 pairwise fit once reported: hop −414.9 µs with a 557.7 µs residual.
     comet::report r;
     r.ctx.transport = "ipsc860";
     comet::transfer_fit f{"pairwise", "large", 2.1e-3, 0.41e-6, -414.9e-6, 557.7e-6, 20, 100.0};

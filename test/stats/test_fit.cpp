@@ -315,7 +315,7 @@ BOOST_AUTO_TEST_CASE(too_few_points_and_one_size_are_flagged) {
 }
 
 BOOST_AUTO_TEST_CASE(a_negative_hop_is_flagged) {
-    // The iPSC/860 pairwise failure the issue reports: times that fall with the hop distance
+    // The iPSC/860 pairwise failure once reported: times that fall with the hop distance
     // give a hop cost of about −400 µs — not a result.
     comet::result_set rs;
     std::mt19937_64 rng(3);

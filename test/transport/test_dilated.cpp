@@ -1,6 +1,7 @@
 // Tests of comet/transport/decorators/dilated.hpp: compute passes D times the work of every
-// kind to the inner transport, everything else is forwarded untouched, and a factor below 1 or
-// not a number is refused naming the rank and the value.
+// kind to the inner transport, everything else is forwarded untouched (the count of
+// retransmissions too, only where the inner transport keeps one), and a factor below 1 or not a
+// number is refused naming the rank and the value.
 #include <comet/transport/decorators/dilated.hpp>
 #include <comet/transport/threads.hpp>
 
@@ -9,6 +10,7 @@
 #include "../support/messages.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -27,6 +29,15 @@ struct recording {
     double now() { return 0.0; }
     void compute(const comet::work& w) { computed.push_back(w); }
 };
+
+/// One that also counts retransmissions, as the simulator does.
+struct counting : recording {
+    std::uint64_t sent_again = 0;
+    std::uint64_t retransmissions() const { return sent_again; }
+};
+
+template <class T>
+concept has_retransmissions = requires(const T& t) { t.retransmissions(); };
 
 }  // namespace dilated_test
 
@@ -48,6 +59,18 @@ BOOST_AUTO_TEST_CASE(compute_does_d_times_the_work_of_every_kind) {
     BOOST_TEST((inner.computed[3] == comet::work::copy(40, 8, 64)));
     BOOST_TEST(t.factor() == 4.0);
     BOOST_TEST(t.rank() == 2);  // forwarded
+}
+
+BOOST_AUTO_TEST_CASE(the_count_of_retransmissions_is_forwarded_where_there_is_one) {
+    counting inner;
+    comet::dilated t(inner, 8.0);
+    inner.sent_again = 17;
+    BOOST_TEST(t.retransmissions() == 17u);
+    inner.sent_again = 20;
+    BOOST_TEST(t.retransmissions() == 20u);  // read through, not copied
+    static_assert(has_retransmissions<comet::dilated<counting>>);
+    static_assert(!has_retransmissions<comet::dilated<recording>>);
+    static_assert(!has_retransmissions<comet::dilated<comet::threads::transport>>);
 }
 
 BOOST_AUTO_TEST_CASE(on_the_threads_transport_a_busy_wait_lasts_d_times_as_long) {

@@ -16,13 +16,15 @@
 // Across ranks (the seed's tables A1–A6): each state is the mean over the N ranks; %LM is the
 // percentage of received messages with L > 0; A is the mean L of those messages; Max Log the
 // largest single L; TM the messages sent by all ranks; retries the transport's retransmissions
-// summed over ranks.
+// during the run summed over ranks (known only where the transport counts them: the simulator).
 //
 // Dilation. With runs at factors D, normalised times T_D = T / D, E_D = E / D; the speedup is
 // E_1 / E_D. Equation 1 estimates E_D ≈ Ū + P_1 / D + b1·MR + b0 (Ū the mean normalised user
 // time, P_1 the undilated physical delay, MR the retransmissions): b1 and b0 are fitted by least
-// squares to E_D − Ū − P_1 / D against MR; with every MR equal (no retransmissions) only b0 can
-// be fitted, and the fit says so.
+// squares to E_D − Ū − P_1 / D against MR; with every MR equal (no retransmissions, or a
+// transport that counts none) only b0 can be fitted, and the fit says which. The estimate holds
+// when it is within 10% (RMS) of the measured E_D and b1 does not rest on one run alone: two
+// runs, or one run whose MR alone differs, are met exactly by b1 whatever the program does.
 #pragma once
 
 #include <comet/core/errors.hpp>
@@ -34,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <sstream>
 #include <span>
 #include <string>
 #include <vector>
@@ -149,7 +152,8 @@ struct dilation_estimate {
     std::vector<double> speedup;    ///< E_1 / E_D per run
     double residual = 0.0;      ///< RMS of Ê_D − E_D, seconds
     double relative_residual = 0.0;  ///< residual / mean E_D
-    bool holds = true;          ///< the estimate is within 10% (RMS) of the measured E_D
+    /// The estimate is within 10% (RMS) of the measured E_D, and b1 was tested by more than one run.
+    bool holds = true;
     std::string note;           ///< why the estimate is not to be trusted, or what it could not fit
 };
 
@@ -178,8 +182,12 @@ inline dilation_estimate estimate_dilation(std::span<const dilated_run> runs) {
         double mean = 0.0;
         for (double v : rest) mean += v;
         e.b0 = mean / static_cast<double>(rest.size());
-        e.note = "every run had " + std::to_string(static_cast<long long>(mr.front())) +
-                 " retransmissions: b1 cannot be fitted, only b0";
+        const bool counted = std::all_of(runs.begin(), runs.end(), [](const dilated_run& r) { return r.states.retries_known; });
+        // Runs that differ in MR say they were counted, whatever their flag; equal ones from a
+        // transport that counts none are not "0 retransmissions".
+        e.note = counted ? "every run had " + std::to_string(static_cast<long long>(mr.front())) +
+                               " retransmissions: b1 cannot be fitted, only b0"
+                         : std::string("the transport counts no retransmissions (MR unknown): b1 cannot be fitted, only b0");
     } else {
         const line_fit f = fit_line(mr, rest);
         e.b1 = f.slope;
@@ -197,10 +205,30 @@ inline dilation_estimate estimate_dilation(std::span<const dilated_run> runs) {
     mean_e /= static_cast<double>(runs.size());
     e.residual = std::sqrt(ss / static_cast<double>(runs.size()));
     e.relative_residual = mean_e > 0.0 ? e.residual / mean_e : 0.0;
-    e.holds = e.relative_residual <= 0.10;
-    if (!e.holds)
-        e.note += std::string(e.note.empty() ? "" : "; ") + "the estimate misses the measured E_D by " +
-                  std::to_string(e.relative_residual * 100.0).substr(0, 4) + "% (RMS): equation 1 does not describe this program";
+    // A run whose MR alone differs from the others' (leverage 1: two runs, or one run off the
+    // others' common MR) is met exactly by b1, whatever its E_D: nothing tests b1 there.
+    std::vector<double> exact;
+    if (e.b1_fitted) {
+        const double n = static_cast<double>(mr.size());
+        double mean_mr = 0.0, sxx = 0.0;
+        for (double v : mr) mean_mr += v / n;
+        for (double v : mr) sxx += (v - mean_mr) * (v - mean_mr);
+        for (std::size_t i = 0; i < mr.size(); ++i)
+            if (1.0 / n + (mr[i] - mean_mr) * (mr[i] - mean_mr) / sxx > 1.0 - 1e-9) exact.push_back(runs[i].factor);
+    }
+    e.holds = e.relative_residual <= 0.10 && exact.empty();
+    const auto add_note = [&](const std::string& s) { e.note += (e.note.empty() ? "" : "; ") + s; };
+    if (e.relative_residual > 0.10)
+        add_note("the estimate misses the measured E_D by " + std::to_string(e.relative_residual * 100.0).substr(0, 4) +
+                 "% (RMS): equation 1 does not describe this program");
+    else if (runs.size() == 2 && e.b1_fitted)
+        add_note("2 runs determine b1 and b0 exactly: no run is left to test equation 1 against");
+    else if (!exact.empty()) {
+        std::ostringstream d;
+        d << exact.front();
+        add_note("b1 rests on the run at D = " + d.str() +
+                 " alone (the only one whose MR differs), which it meets exactly: no run tests b1");
+    }
     return e;
 }
 

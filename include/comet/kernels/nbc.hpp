@@ -137,11 +137,11 @@ struct nbc_config {
 
 namespace detail::nbc_kernel {
 
-/// The progressions a run on `T` measures.
-template <transport T>
-std::vector<progression> progressions(const nbc_config& c) {
+/// The progressions a run measures: those asked for, or by default every one the transport
+/// allows (the thread only where it `has_thread`: a thread_serialized transport).
+inline std::vector<progression> progressions(const nbc_config& c, bool has_thread) {
     if (!c.progressions.empty()) return c.progressions;
-    if constexpr (thread_serialized_transport<T>) return {progression::none, progression::test, progression::thread};
+    if (has_thread) return {progression::none, progression::test, progression::thread};
     return {progression::none, progression::test};
 }
 
@@ -296,10 +296,8 @@ inline double median_of(std::span<const double> v) { return v.empty() ? 0.0 : pe
 /// (`thread`) and native nonblocking collectives (`native`) or not: the blocking point and one
 /// per method and progression curve, per operation, size and implementation.
 inline std::size_t nbc_points(const nbc_config& c, bool thread = false, bool native = false) {
-    std::vector<progression> progs = c.progressions;
-    if (progs.empty()) progs = thread ? std::vector{progression::none, progression::test, progression::thread}
-                                      : std::vector{progression::none, progression::test};
-    const std::size_t per_point = 1 + detail::nbc_kernel::curves(progs, c).size() * c.methods.size();
+    const auto curves = detail::nbc_kernel::curves(detail::nbc_kernel::progressions(c, thread), c);
+    const std::size_t per_point = 1 + curves.size() * c.methods.size();
     std::size_t n = 0;
     for (auto o : c.operations) {
         const bool has = detail::nbc_kernel::has_native(o, native);
@@ -338,7 +336,7 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
     window_config w = cfg.window;
     w.designated = cfg.root;
     global_clock<T> g(t, cfg.sync);
-    const std::vector<progression> progs = progressions<T>(cfg);
+    const std::vector<progression> progs = detail::nbc_kernel::progressions(cfg, thread_serialized_transport<T>);
     const auto point_curves = curves(progs, cfg);
 
     result_set results;

@@ -34,8 +34,8 @@ namespace comet {
 /// The confidence level of the median interval `summarize` gives.
 inline constexpr double median_ci_level = 0.95;
 
-/// The robust relative spread above which a point is called unstable. Why 5%: the issue's
-/// rule; for normal noise it is a coefficient of variation of 5%, beyond which a median of 15
+/// The robust relative spread above which a point is called unstable. Why 5%: for normal
+/// noise it is a coefficient of variation of 5%, beyond which a median of 15
 /// samples moves by more than ~2% from run to run — the size of the effects comet is asked to
 /// resolve (a protocol change, a placement flip).
 inline constexpr double unstable_spread = 0.05;

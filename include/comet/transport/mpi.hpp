@@ -159,7 +159,9 @@ namespace comet::mpi {
 
 class transport;
 
-/// How a transport is set up (all optional).
+/// How a transport is set up (all optional). @pre every rank of the communicator passes the
+/// same options: with the guard or the watchdog on, collectives run as their nonblocking twins,
+/// which MPI matches only with nonblocking collectives.
 struct options {
     /// Receive every message through a matched probe, so that one longer than its buffer is
     /// never written into it (see the top of this header: Open MPI 4.1 writes past the buffer on
@@ -385,13 +387,18 @@ public:
     /// MPI_Iprobe: the status of the earliest matching message that has arrived, if any.
     std::optional<status> iprobe(int source, int tag) {
         check_recv(source, tag, "iprobe");
-        if (guarded_ && !guard_.idle()) guard_.match();  // a waiting receive takes its message first
-        int found = 0;
-        MPI_Status st;
-        detail::check(MPI_Iprobe(detail::mpi_source(source), detail::mpi_tag(tag), comm_, &found, &st), rank_, "iprobe from ",
-                      source_name{source}, " (", tag_name{tag}, "): MPI_Iprobe");
-        if (!found) return std::nullopt;
-        return detail::status_of(st);
+        for (;;) {
+            if (guarded_ && !guard_.idle()) guard_.match();  // a waiting receive takes its message first
+            int found = 0;
+            MPI_Status st;
+            detail::check(MPI_Iprobe(detail::mpi_source(source), detail::mpi_tag(tag), comm_, &found, &st), rank_,
+                          "iprobe from ", source_name{source}, " (", tag_name{tag}, "): MPI_Iprobe");
+            if (!found) return std::nullopt;
+            // Arrived after the pass, and a waiting receive's (as it would be an MPI receive's):
+            // the next pass gives it to that receive.
+            if (guarded_ && guard_.would_take(st.MPI_SOURCE, st.MPI_TAG)) continue;
+            return detail::status_of(st);
+        }
     }
 
     /// Deprecated name of `iprobe` (it never blocked, unlike MPI_Probe); kept for one release.
@@ -479,7 +486,7 @@ public:
 
     /// MPI_Barrier.
     void barrier() {
-        const int rc = polls() ? blocking(MPI_Ibarrier(comm_, &scratch_), {"barrier"}) : MPI_Barrier(comm_);
+        const int rc = collective_polls() ? blocking(MPI_Ibarrier(comm_, &scratch_), {"barrier"}) : MPI_Barrier(comm_);
         detail::check(rc, rank_, "barrier");
     }
 
@@ -490,7 +497,7 @@ public:
         check_size(data.size(), "broadcast");
         if (check_collectives_) agree("broadcast", root, data.size(), "bytes");
         const int count = static_cast<int>(data.size());
-        const int rc = polls() ? blocking(MPI_Ibcast(data.data(), count, MPI_BYTE, root, comm_, &scratch_),
+        const int rc = collective_polls() ? blocking(MPI_Ibcast(data.data(), count, MPI_BYTE, root, comm_, &scratch_),
                                           {"broadcast", detail::blocked_op::shape::root, root, 0, data.size(), "bytes"})
                                : MPI_Bcast(data.data(), count, MPI_BYTE, root, comm_);
         detail::check(rc, rank_, "broadcast from rank ", root, " (", data.size(), " bytes)");
@@ -539,7 +546,7 @@ public:
         if (check_collectives_) agree("gather", root, mine.size(), "bytes each");
         const int count = static_cast<int>(mine.size());
         std::byte* into = rank_ == root ? all.data() : nullptr;
-        const int rc = polls() ? blocking(MPI_Igather(mine.data(), count, MPI_BYTE, into, count, MPI_BYTE, root, comm_, &scratch_),
+        const int rc = collective_polls() ? blocking(MPI_Igather(mine.data(), count, MPI_BYTE, into, count, MPI_BYTE, root, comm_, &scratch_),
                                           {"gather", detail::blocked_op::shape::root, root, 0, mine.size(), "bytes each"})
                                : MPI_Gather(mine.data(), count, MPI_BYTE, into, count, MPI_BYTE, root, comm_);
         detail::check(rc, rank_, "gather to rank ", root, " (", mine.size(), " bytes each)");
@@ -559,7 +566,7 @@ public:
         check_size(n, "alltoall");
         if (check_collectives_) agree("alltoall", -1, n, "bytes to each rank");
         const int count = static_cast<int>(n);
-        const int rc = polls() ? blocking(MPI_Ialltoall(out.data(), count, MPI_BYTE, in.data(), count, MPI_BYTE, comm_, &scratch_),
+        const int rc = collective_polls() ? blocking(MPI_Ialltoall(out.data(), count, MPI_BYTE, in.data(), count, MPI_BYTE, comm_, &scratch_),
                                           {"alltoall", detail::blocked_op::shape::all, 0, 0, n, "bytes to each rank"})
                                : MPI_Alltoall(out.data(), count, MPI_BYTE, in.data(), count, MPI_BYTE, comm_);
         detail::check(rc, rank_, "alltoall (", n, " bytes to each rank)");
@@ -839,7 +846,7 @@ private:
         const int count = static_cast<int>(values.size());
         const void* from = rank_ == root ? MPI_IN_PLACE : values.data();
         double* into = rank_ == root ? values.data() : nullptr;
-        const int rc = polls() ? blocking(MPI_Ireduce(from, into, count, MPI_DOUBLE, op, root, comm_, &scratch_),
+        const int rc = collective_polls() ? blocking(MPI_Ireduce(from, into, count, MPI_DOUBLE, op, root, comm_, &scratch_),
                                           {what, detail::blocked_op::shape::root, root, 0, values.size(), "doubles"})
                                : MPI_Reduce(from, into, count, MPI_DOUBLE, op, root, comm_);
         detail::check(rc, rank_, what, " to rank ", root, " (", values.size(), " doubles)");
@@ -849,7 +856,7 @@ private:
         check_size(values.size_bytes(), what);
         if (check_collectives_) agree(what, -1, values.size(), "doubles");
         const int count = static_cast<int>(values.size());
-        const int rc = polls() ? blocking(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, op, comm_, &scratch_),
+        const int rc = collective_polls() ? blocking(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, op, comm_, &scratch_),
                                           {what, detail::blocked_op::shape::all, 0, 0, values.size(), "doubles"})
                                : MPI_Allreduce(MPI_IN_PLACE, values.data(), count, MPI_DOUBLE, op, comm_);
         detail::check(rc, rank_, what, " (", values.size(), " doubles)");
@@ -866,6 +873,12 @@ private:
     /// Whether blocking operations run as their nonblocking twins, polled: while guarded
     /// receives wait, or with the watchdog on.
     bool polls() const noexcept { return watched_ || guard_waiting(); }
+
+    /// Whether collectives run as their nonblocking twins, polled. Not while guarded receives
+    /// happen to wait on this rank, as point-to-point operations do: MPI never matches a blocking
+    /// collective with a nonblocking one (MPI-3.1 §5.12), so every rank must choose alike, and
+    /// decides from what all of them share: the guard and the watchdog are on for the whole job.
+    bool collective_polls() const noexcept { return watched_ || guarded_; }
 
     /// Completes `r`, which is the operation `op`: polling it while guarded receives wait or
     /// the watchdog watches (which ends the job once `op` has waited past its limit), in
@@ -961,7 +974,7 @@ private:
         };
         const long n = static_cast<long>(count);
         value_rank v[4] = {{n, rank_}, {-n, rank_}, {root, rank_}, {-static_cast<long>(root), rank_}};
-        const int rc = polls() ? blocking(MPI_Iallreduce(MPI_IN_PLACE, v, 4, MPI_LONG_INT, MPI_MAXLOC, comm_, &scratch_),
+        const int rc = collective_polls() ? blocking(MPI_Iallreduce(MPI_IN_PLACE, v, 4, MPI_LONG_INT, MPI_MAXLOC, comm_, &scratch_),
                                           {what, detail::blocked_op::shape::all, 0, 0, count, unit})
                                : MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_LONG_INT, MPI_MAXLOC, comm_);
         detail::check(rc, rank_, what, ": comparing the ranks' arguments (options::check_collectives): MPI_Allreduce");

@@ -335,6 +335,10 @@ public:
     vtime clock() const noexcept { return world_->now(); }
     /// What this rank's node counted so far.
     const node_counters& counters() const noexcept { return world_->counters(rank_); }
+    /// How many of this node's transmissions were sent again so far (machine::retry_timeout;
+    /// always 0 with retransmission off). A count since the run began: a decorator that traces
+    /// one part of the run takes the difference (tracing.hpp).
+    std::uint64_t retransmissions() const noexcept { return counters().retransmissions; }
 
 private:
     /// Takes a completed op's status and gives the op back; raises its truncation.

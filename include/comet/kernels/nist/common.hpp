@@ -18,6 +18,7 @@
 #include <comet/ops/ops.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -57,7 +58,16 @@ inline constexpr int mesh_tag = first_tag + 2;
 ///
 /// The grain is counted in datum operations (`work_per_datum` flops per data item), which is how
 /// the seed's table I counts it: "the number of data items processed (integer multiplication in
-/// these examples) between communication interaction points".
+/// these examples) between communication interaction points". What else an item costs the
+/// program (`bookkeeping_per_datum` flops: the loop around the operation, fetching and storing the
+/// item; in RC the value that decides a dispatch and the pool) is charged as computation too but
+/// is no part of the grain.
+///
+/// Per-datum cost. The seed's user time U_1 (tables A1-A6, a node's mean) over the data items a
+/// node processes gives what a datum cost its program; at the ipsc1 preset's 3.875 us an
+/// operation (nx2::ipsc1(), dependent_flop_time), rounded to whole operations, that is each
+/// setting's work_per_datum + bookkeeping_per_datum (ring.hpp, rc.hpp, mesh.hpp show the
+/// arithmetic). Each setting is taken from its own table, the same way for all six.
 struct application_result {
     std::string application;  ///< "ring", "rc" or "mesh"
     int rank = 0;
@@ -72,7 +82,8 @@ struct application_result {
     std::uint64_t control_sent = 0;
     std::uint64_t control_received = 0;
     std::uint64_t data_items = 0;  ///< data items this rank processed
-    std::uint64_t work = 0;        ///< flops it computed: data_items x work_per_datum
+    std::uint64_t work = 0;        ///< datum operations it computed: data_items x work_per_datum (the grain's unit)
+    std::uint64_t bookkeeping = 0;  ///< flops it was charged besides: data_items x bookkeeping_per_datum
     /// Where this rank's computation met communication: ring, a data message received (each is
     /// processed once it arrives); mesh, a step; RC, a work message dispatched.
     std::uint64_t communication_points = 0;
@@ -90,6 +101,12 @@ struct application_result {
     std::uint64_t dispatches_skipped = 0;
     std::uint64_t termination_rounds = 0;  ///< rank 0: rounds of the termination token
 };
+
+/// Whole operations a datum cost the seed's program: a node's user time over the data items it
+/// processed, at `seconds_per_operation` each, rounded to the nearest (the per-datum cost above).
+inline std::uint64_t operations_per_datum(double user_seconds, double items, double seconds_per_operation) noexcept {
+    return static_cast<std::uint64_t>(std::llround(user_seconds / (items * seconds_per_operation)));
+}
 
 namespace detail {
 

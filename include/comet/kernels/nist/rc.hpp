@@ -56,6 +56,10 @@ struct rc_config {
     std::uint64_t dispatch_frequency = 383;
     /// Flops (the seed's integer multiplications) per data item processed.
     std::uint64_t work_per_datum = 1;
+    /// Flops a data item costs besides (common.hpp: not in the grain, charged as computation):
+    /// in the seed's program, drawing the value that decides whether the item is dispatched and
+    /// where, and taking it from and keeping the pool.
+    std::uint64_t bookkeeping_per_datum = 16;
     /// Work messages a node may have unacknowledged at once.
     std::uint64_t window = 4;
     /// Items processed between two checks of the message queue (iprobe).
@@ -70,15 +74,28 @@ struct rc_config {
 /// bytes per item.
 inline constexpr std::size_t rc_header_bytes = 32;
 
-/// The seed's CM-RC and CP-RC. Each item costs one operation in both; the grain (table I: 383
+/// The seed's CM-RC and CP-RC. Each item is one datum operation in both; the grain (table I: 383
 /// and 17,430 datum operations between communication points, averages) comes from how often a
 /// value is special: about every `dispatch_frequency` items a work message goes out, so the
 /// grain is about dispatch_frequency x work_per_datum, a little more where dispatches are
 /// skipped. Both settings start every node with the same work, as the seed's user times (21.7 s
 /// and 16.1 s) suggest it did; CP-RC so sends about 45 times fewer messages.
+///
+/// What a datum cost (common.hpp), at 3.875 us an operation, a node processing on average the
+/// 320,000 items each starts with (items move between nodes; none is made or lost):
+///   CM (table A5): U_1 = 21.65 s / 320,000 items = 67.66 us = 17.46 operations
+///                  -> 17 a datum: the 1 of the grain + 16 of bookkeeping;
+///   CP (table A6): U_1 = 16.11 s / 320,000 items = 50.34 us = 12.99 operations
+///                  -> 13 a datum: the 1 of the grain + 12.
+/// The tables do not say why CM's datum cost more than CP's; CM dispatches 45 times as often,
+/// and what a dispatch cost the program (choosing a share, building the message) is in its U
+/// too. Each setting takes its own table's figure, spread over the items.
 inline rc_config rc_setting(setting s) {
     rc_config c;
-    if (s == setting::cp) c.dispatch_frequency = 17430;
+    if (s == setting::cp) {
+        c.dispatch_frequency = 17430;
+        c.bookkeeping_per_datum = 12;
+    }
     return c;
 }
 
@@ -115,8 +132,8 @@ struct rc_tally {
 }  // namespace detail
 
 /// The NIST random communication application (seed 003, 3.2); see the file's comment for the
-/// algorithm. Work goes through `ops::compute(work::flops(n x work_per_datum))`, one call per
-/// slice of items processed between two checks of the queue.
+/// algorithm. Work goes through `ops::compute(work::flops(n x (work_per_datum +
+/// bookkeeping_per_datum)))`, one call per slice of items processed between two checks of the queue.
 ///
 /// Counts: the work messages a rank sends are the special values it met less the dispatches it
 /// skipped; across the group, work messages sent = received = acknowledgements, and the items
@@ -159,14 +176,17 @@ application_result rc(T& t, const rc_config& cfg = {}) {
     if (cfg.check_interval == 0) raise<invalid_argument>(me, "rc: check_interval = 0; a node processes at least 1 item between checks");
     if (cfg.work_per_datum > (std::uint64_t{1} << 24))
         raise<invalid_argument>(me, "rc: work_per_datum = ", cfg.work_per_datum, " is over 2^24 flops per item");
+    if (cfg.bookkeeping_per_datum > (std::uint64_t{1} << 24))
+        raise<invalid_argument>(me, "rc: bookkeeping_per_datum = ", cfg.bookkeeping_per_datum, " is over 2^24 flops per item");
     detail::check_tag(me, app, cfg.tag, 1);
     // The seed is compared in two 32-bit halves: a double holds 53 bits exactly, not 64.
-    detail::check_same_config<T, 9>(
+    detail::check_same_config<T, 10>(
         t, app,
-        {"initial_items", "items_per_chunk", "dispatch_frequency", "work_per_datum", "window", "check_interval", "seed (high bits)",
-         "seed (low bits)", "tag"},
+        {"initial_items", "items_per_chunk", "dispatch_frequency", "work_per_datum", "bookkeeping_per_datum", "window",
+         "check_interval", "seed (high bits)", "seed (low bits)", "tag"},
         {static_cast<double>(cfg.initial_items), static_cast<double>(cfg.items_per_chunk),
-         static_cast<double>(cfg.dispatch_frequency), static_cast<double>(cfg.work_per_datum), static_cast<double>(cfg.window),
+         static_cast<double>(cfg.dispatch_frequency), static_cast<double>(cfg.work_per_datum),
+         static_cast<double>(cfg.bookkeeping_per_datum), static_cast<double>(cfg.window),
          static_cast<double>(cfg.check_interval), static_cast<double>(cfg.seed >> 32),
          static_cast<double>(cfg.seed & 0xffffffffu), static_cast<double>(cfg.tag)});
 
@@ -342,9 +362,11 @@ application_result rc(T& t, const rc_config& cfg = {}) {
                     break;
                 }
             }
-            if (n * cfg.work_per_datum != 0) ops::compute(t, work::flops(n * cfg.work_per_datum));
+            if (n * (cfg.work_per_datum + cfg.bookkeeping_per_datum) != 0)
+                ops::compute(t, work::flops(n * (cfg.work_per_datum + cfg.bookkeeping_per_datum)));
             res.data_items += n;
             res.work += n * cfg.work_per_datum;
+            res.bookkeeping += n * cfg.bookkeeping_per_datum;
             if (special) {
                 ++res.special_values;
                 owed.push_back(static_cast<int>((static_cast<std::uint64_t>(me) + 1 + (v / f) % (up - 1)) % up));

@@ -8,7 +8,8 @@
 //   comet::dilated t(inner, 4.0);
 //   comet::ops::compute(t, comet::work::flops(1000));   // the inner transport computes 4000
 //
-// Everything else is forwarded as it is.
+// Everything else is forwarded as it is, the inner transport's count of retransmissions too
+// where it keeps one (the simulator's), so that a tracing decorator around this one finds it.
 #pragma once
 
 #include <comet/core/concepts.hpp>
@@ -18,6 +19,7 @@
 #include <comet/transport/adaptor.hpp>
 
 #include <cmath>
+#include <cstdint>
 
 namespace comet {
 
@@ -42,6 +44,13 @@ public:
     double factor() const noexcept { return factor_; }
 
     void compute(const work& w) { ops::compute(this->inner(), dilate(w, factor_)); }
+
+    /// The inner transport's retransmissions so far, where it counts them.
+    std::uint64_t retransmissions() const
+        requires requires(const Inner& i) { i.retransmissions(); }
+    {
+        return this->inner().retransmissions();
+    }
 
 private:
     double factor_;

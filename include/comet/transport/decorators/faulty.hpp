@@ -155,14 +155,7 @@ public:
 
     // ---- sends: where the faults are ----
     request isend(int dest, int tag, const_bytes data) {
-        switch (draw(tag, data.size())) {
-        case fault::none: break;
-        case fault::drop: return request{};
-        case fault::delay: pause(); break;
-        case fault::duplicate: own(dest, tag, data, false); break;
-        case fault::reorder: hold(dest, tag, data); return request{};
-        case fault::corrupt: own(dest, tag, data, true); return request{};
-        }
+        if (!inject(dest, tag, data)) return request{};
         request r = this->inner().isend(dest, tag, data);
         release_held();
         return r;
@@ -174,14 +167,7 @@ public:
     void bsend(int dest, int tag, const_bytes data)
         requires buffered_send_transport<Inner>
     {
-        switch (draw(tag, data.size())) {
-        case fault::none: break;
-        case fault::drop: return;
-        case fault::delay: pause(); break;
-        case fault::duplicate: own(dest, tag, data, false); break;
-        case fault::reorder: hold(dest, tag, data); return;
-        case fault::corrupt: own(dest, tag, data, true); return;
-        }
+        if (!inject(dest, tag, data)) return;
         this->inner().bsend(dest, tag, data);
         release_held();
     }
@@ -212,6 +198,19 @@ public:
     }
 
 private:
+    /// Draws this send's fault and applies it: false when the message is not to be sent as it is
+    /// (dropped, held back to go after the next, or replaced by a corrupted copy already sent).
+    bool inject(int dest, int tag, const_bytes data) {
+        switch (draw(tag, data.size())) {
+        case fault::none: return true;
+        case fault::drop: return false;
+        case fault::delay: pause(); return true;
+        case fault::duplicate: own(dest, tag, data, false); return true;
+        case fault::reorder: hold(dest, tag, data); return false;
+        case fault::corrupt: own(dest, tag, data, true); return false;
+        }
+        return true;
+    }
     enum class fault : unsigned char { none, drop, delay, duplicate, reorder, corrupt };
 
     /// A send of the decorator's own buffer (a duplicate, a corrupted or held-back copy).

@@ -27,6 +27,12 @@
 // sends each rank the issue times of the messages it was sent (after the run, untraced, on the
 // inner transport) and fills in every completed receive's `send_issued`.
 //
+// Retransmissions. Where the inner transport counts its retransmissions (`retransmissions()`,
+// the simulator's with machine::retry_timeout on; a decorator forwards it), the trace holds how
+// many of this rank's transmissions were sent again between `start()` and `stop()`: the
+// transport's count runs for its whole life, over several traced runs and the untraced work
+// between them, so the decorator takes the difference. Elsewhere the trace says it does not know.
+//
 // Global time. On a transport whose clock is one clock for every rank (threads, the simulator)
 // times are its readings; elsewhere (MPI) the decorator synchronises the clocks when it is made
 // (collective) and records global times through comet::global_clock.
@@ -46,6 +52,7 @@
 #include <comet/transport/adaptor.hpp>
 
 #include <algorithm>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -82,8 +89,15 @@ struct message_trace {
     std::size_t compute_calls = 0;
     std::vector<traced_send> sends;
     std::vector<traced_receive> receives;
-    std::uint64_t retransmissions = 0;  ///< the transport's count, where it keeps one
-    bool retransmissions_known = false;
+    /// This rank's transmissions sent again between start and stop, where the transport counts them.
+    std::uint64_t retransmissions = 0;
+    bool retransmissions_known = false;  ///< false: the transport keeps no count (not: there were none)
+};
+
+/// A transport that counts how many of this rank's transmissions it sent again (the simulator).
+template <class T>
+concept counts_retransmissions = requires(const T& t) {
+    { t.retransmissions() } -> std::convertible_to<std::uint64_t>;
 };
 
 /// A transport that traces `Inner`'s messages and computation (see the file's comment).
@@ -108,6 +122,7 @@ public:
         if (!ops::clock_is_global(inner)) clock_.emplace(inner);
         trace_.rank = inner.rank();
         trace_.size = inner.size();
+        trace_.retransmissions_known = counts_retransmissions<Inner>;
         // Reserved and touched now, so that neither growth nor the first touch of a page
         // (a page fault, microseconds on a virtual machine) falls inside the traced run.
         trace_.sends.resize(expected_events);
@@ -122,9 +137,17 @@ public:
     /// gives are global ones.
     bool clock_is_global() const { return true; }
 
-    /// Marks the application's start / end; the trace's elapsed time is between them.
-    void start() { trace_.start = now(); }
-    void stop() { trace_.stop = now(); }
+    /// Marks the application's start / end; the trace's elapsed time, and its count of
+    /// retransmissions, are between them.
+    void start() {
+        if constexpr (counts_retransmissions<Inner>) retransmissions_at_start_ = this->inner().retransmissions();
+        trace_.start = now();
+    }
+    void stop() {
+        trace_.stop = now();
+        if constexpr (counts_retransmissions<Inner>)
+            trace_.retransmissions = this->inner().retransmissions() - retransmissions_at_start_;
+    }
 
     // ---- sends ----
     request isend(int dest, int tag, const_bytes data) {
@@ -202,10 +225,6 @@ public:
         // Every rank's application is done before any collection message is sent: one still
         // receiving with any_source and any_tag would take them.
         ops::barrier(in);
-        if constexpr (requires(Inner& i) { i.retransmissions(); }) {
-            trace_.retransmissions = in.retransmissions();
-            trace_.retransmissions_known = true;
-        }
         // To each destination: the (tag, issue time) of every message sent to it, in order.
         std::vector<std::vector<double>> outgoing(static_cast<std::size_t>(p));
         for (const traced_send& s : trace_.sends) {
@@ -268,6 +287,7 @@ private:
 
     message_trace trace_;
     std::optional<global_clock<Inner>> clock_;
+    std::uint64_t retransmissions_at_start_ = 0;
 };
 
 }  // namespace comet

@@ -15,9 +15,12 @@
 // Matching order. A matched probe takes a message out of MPI's queues, so the guard, not MPI,
 // decides which receive gets which message, and it must decide as MPI would: receives match in
 // the order they were posted (MPI-3.1 §3.5). Receives waiting for their message stay in post
-// order; each pass over them probes for each in turn, skipping a receive while an earlier
-// waiting one could take the same message (same or wildcard source and tag). Matched receives
-// leave the queue, their MPI_Imrecv completing like any MPI receive.
+// order; each pass over them probes for each in turn. A receive that an earlier waiting one
+// overlaps (same or wildcard source and tag) first looks at its message's envelope without
+// taking it (MPI_Iprobe), and leaves it to the earlier receive if that one would take it too (it
+// arrived after the earlier one looked). Matched receives leave the queue, their MPI_Imrecv
+// completing like any MPI receive. A probe of the transport's own (iprobe) likewise never
+// reports a message a waiting receive would take: MPI's posted receives take theirs on arrival.
 //
 // Part of the MPI transport; not meant to be used on its own.
 #pragma once
@@ -68,19 +71,23 @@ public:
     }
 
     /// One pass in post order: every waiting receive whose message has arrived, and that no
-    /// earlier waiting receive could take instead, is matched (and leaves the queue).
+    /// earlier waiting receive would take instead, is matched (and leaves the queue).
     void match() {
         for (std::size_t i = 0; i < waiting_.size();) {
             guarded_recv& g = *waiting_[i];
-            bool shadowed = false;
-            for (std::size_t j = 0; j < i && !shadowed; ++j) shadowed = overlap(*waiting_[j], g);
-            if (!shadowed && try_match(g, comm_)) {
+            bool overlapped = false;
+            for (std::size_t j = 0; j < i && !overlapped; ++j) overlapped = overlap(*waiting_[j], g);
+            if (overlapped ? try_match_unclaimed(g, i) : try_match(g, g.source, g.tag, comm_)) {
                 waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
                 continue;
             }
             ++i;
         }
     }
+
+    /// Whether a waiting receive would take a message from `source` with `tag` (MPI's ranks and
+    /// tags, as a status gives them).
+    bool would_take(int source, int tag) const noexcept { return claimed(source, tag, waiting_.size()); }
 
     /// Blocks in MPI_Mprobe until `g`'s message arrives, then receives it (MPI_Mrecv). Only for
     /// a receive no waiting receive precedes (the guard is idle).
@@ -121,11 +128,39 @@ private:
         g.error = MPI_Mrecv(scratch.data(), count(g.size), MPI_BYTE, &m, MPI_STATUS_IGNORE);
     }
 
-    static bool try_match(guarded_recv& g, MPI_Comm comm) {
+    static bool accepts(const guarded_recv& g, int source, int tag) noexcept {
+        return (g.source == MPI_ANY_SOURCE || g.source == source) && (g.tag == MPI_ANY_TAG || g.tag == tag);
+    }
+
+    /// Whether one of the first `n` waiting receives would take a message of this envelope.
+    bool claimed(int source, int tag, std::size_t n) const noexcept {
+        for (std::size_t j = 0; j < n; ++j)
+            if (accepts(*waiting_[j], source, tag)) return true;
+        return false;
+    }
+
+    /// Matches the i-th waiting receive `g` if its message has arrived and none of the receives
+    /// before it would take that message.
+    bool try_match_unclaimed(guarded_recv& g, std::size_t i) {
+        int found = 0;
+        MPI_Status st;
+        g.error = MPI_Iprobe(g.source, g.tag, comm_, &found, &st);
+        if (g.error != MPI_SUCCESS) {
+            g.matched = true;  // failed: completes with the error
+            return true;
+        }
+        if (!found || claimed(st.MPI_SOURCE, st.MPI_TAG, i)) return false;
+        // The earliest message of exactly this envelope is the one just seen.
+        return try_match(g, st.MPI_SOURCE, st.MPI_TAG, comm_);
+    }
+
+    /// Matches `g` with the earliest message from `source` with `tag` (g's own, or narrower), if
+    /// one has arrived.
+    static bool try_match(guarded_recv& g, int source, int tag, MPI_Comm comm) {
         int found = 0;
         MPI_Message m = MPI_MESSAGE_NULL;
         MPI_Status st;
-        g.error = MPI_Improbe(g.source, g.tag, comm, &found, &m, &st);
+        g.error = MPI_Improbe(source, tag, comm, &found, &m, &st);
         if (g.error != MPI_SUCCESS) {
             g.matched = true;  // failed: completes with the error
             return true;

@@ -1,11 +1,13 @@
 // comet/transport/nx2/machine.hpp — the simulated machine as data: every parameter of the
 // network, of NX/2's protocol and software costs, and of the node CPU, with the `ipsc860()`
-// preset the CoMet thesis measured, a 2-D mesh variant, validation, a one-line description, and
-// the CPU model that turns a `comet::work` into virtual time.
+// preset the CoMet thesis measured, the `ipsc1()` preset the NIST study (seed 003) ran on, a 2-D
+// mesh variant, validation, a one-line description, and the CPU model that turns a
+// `comet::work` into virtual time.
 //
 // Where each value comes from is said next to it; docs/nx2-model.md derives the calibrated ones
-// (the thesis' echo figures, section 5.1) step by step. The model is data: no parameter is a
-// compile-time switch, and a "what if" machine is this struct with other values.
+// (the thesis' echo figures, section 5.1; the published iPSC/1 figures, section 9) step by step.
+// The model is data: no parameter is a compile-time switch, and a "what if" machine is this
+// struct with other values.
 #pragma once
 
 #include <comet/core/errors.hpp>
@@ -49,6 +51,10 @@ struct machine {
     /// Each direction of each channel: 2.8 MB/s ("bit-serial and bidirectional with a bandwidth
     /// of 2.8 Mbytes per second", thesis 4.1). A separate resource per direction.
     std::int64_t link_bytes_per_second = 2'800'000;
+    /// Whether a channel carries one transmission at a time in either direction, replies
+    /// included (an Ethernet segment between two nodes, the iPSC/1), instead of one per
+    /// direction plus a lane for replies (the iPSC/860's bidirectional Direct-Connect channels).
+    bool half_duplex = false;
     /// The node's memory <-> network interface. A stream runs at the slower of this and the
     /// channels. Calibrated: the thesis' echo gives 0.41 us/B above 100 B, slower than the
     /// channel's 0.357 us/B; 1 / 0.41 us/B, in whole bytes per second.
@@ -127,6 +133,51 @@ inline machine ipsc860(int dimension = 4) {
     return m;
 }
 
+/// The iPSC/1 of the NIST study (seed 003: a 16-node iPSC/1, section 4.2) on a cube of
+/// `dimension`: 80286 nodes at 8 MHz, seven 10 Mbit/s Ethernet channels each (82586
+/// controllers, one transmission at a time per channel), NX/1's messages of up to 1 KB as one
+/// packet, and retransmission under congestion on. Each value's public source is given beside it
+/// and in docs/nx2-model.md (section 9); none was chosen from the NIST applications' results.
+/// The real machine had 5 to 7 dimensions (a 16-node d4 too); larger cubes are what-if machines.
+/// @throws invalid_argument for a dimension outside 0..20.
+inline machine ipsc1(int dimension = 4) {
+    if (dimension < 0 || dimension > 20)
+        raise<invalid_argument>(-1, "nx2::ipsc1: dimension ", dimension, " is outside 0..20");
+    machine m;
+    m.name = "ipsc1";
+    m.dimension = dimension;
+    // Network: an Ethernet (IEEE 802.3) segment per channel, driven by an 82586 at each end.
+    m.link_bytes_per_second = 1'250'000;  // 10 Mbit/s
+    m.half_duplex = true;                 // one shared medium: one frame at a time, either way
+    // The node's side: the iPSC/2's 2.8 MB/s each way, full duplex, was "ten times the bandwidth
+    // of the iPSC/1" (Intel, iPSC/2 paper, 1988): 5.6 MB/s / 10.
+    m.dma_bytes_per_second = 560'000;
+    m.hop_latency = 16 * microseconds;  // 802.3: 64-bit preamble (6.4 us) + 96-bit interframe gap (9.6 us)
+    m.header_bytes = 18;                // 802.3: 14-byte header + 4-byte frame check sequence
+    // NX/1: a message of up to one 1 KB packet goes at once into a buffer the receiver keeps;
+    // the receiving system acknowledges each packet (seed 003, 4.1).
+    m.eager_limit = 1024;
+    m.credit_batch = 1;
+    // Software: a zero-byte message to a neighbour took about three times the iPSC/2's 350 us
+    // (Intel, 1988): 1050 us = C + I + R + H*w + h, so C + I + R = 1001.857143 us, split as the
+    // iPSC/860's calibration splits it (docs/nx2-model.md, section 9).
+    m.call = 390'699'285;
+    m.interrupt = 368'924'301;
+    m.resume = 242'233'557;
+    m.copy_per_byte = 250'000;  // 80286 REP MOVSW: 4 clocks per 2-byte word at 8 MHz
+    // CPU: 80286 + 80287 at 8 MHz, no cache.
+    m.flop_time = 64 * microseconds;              // 2 MFLOPS for 128 nodes: 15.6 kFLOPS a node
+    m.memory_per_byte = 125 * nanoseconds;        // a 16-bit bus cycle (2 clocks) per 2 bytes
+    m.dependent_flop_time = 3'875 * nanoseconds;  // integer multiply-add: IMUL m16 (24) + ADD (7) clocks
+    m.cache_line_bytes = 2;                       // no cache: an element costs its own bus words
+    // Retransmission: a packet that finds its channel busy for longer than a whole packet takes
+    // (1 KB and its header at 0.56 MB/s) gives up, and is sent again 100 times a neighbour's
+    // latency later ("delayed by a factor of 100 or more", seed 003, 4.1).
+    m.retry_timeout = 1'860'714'286;
+    m.retry_backoff = 105 * milliseconds;
+    return m;
+}
+
 /// The iPSC/860's nodes, channels and NX/2 on a `columns` x `rows` 2-D mesh with XY routing (the
 /// layout of the Touchstone Delta and the Paragon): a what-if machine.
 /// @throws invalid_argument for a side below 1 or more than 2^20 nodes.
@@ -198,6 +249,13 @@ inline void validate(const machine& m) {
     detail::check_range("cache_line_bytes", m.cache_line_bytes, 1, 4096);
     detail::check_range("retry_timeout (ps)", m.retry_timeout, 0, seconds);
     detail::check_range("retry_backoff (ps)", m.retry_backoff, m.retry_timeout > 0 ? 1 : 0, seconds);
+    // A hypercube's e-cube routes take one channel per dimension in ascending order, whichever
+    // way they go, so shared half-duplex channels still form no cycle; XY routes going east and
+    // west along a row take the same channels in opposite orders, and two such circuits could
+    // wait for each other for ever unless one gives up.
+    if (m.half_duplex && m.network == topology::mesh && m.retry_timeout == 0)
+        raise<invalid_argument>(-1, "nx2 machine: half_duplex on a mesh needs retransmission (retry_timeout > 0): circuits "
+                                    "going opposite ways along a row or column would wait for each other for ever");
 }
 
 /// One line naming every parameter, for reports ("ipsc860: hypercube d=4 (16 nodes), ...").
@@ -210,9 +268,10 @@ inline std::string describe(const machine& m) {
         os << "hypercube d=" << m.dimension << " (" << m.nodes() << " nodes, e-cube routing)";
     else
         os << "mesh " << m.columns << "x" << m.rows << " (" << m.nodes() << " nodes, XY routing)";
-    os << ", link " << fixed(m.link_bytes_per_second, 6) << " MB/s, dma " << fixed(m.dma_bytes_per_second, 6)
-       << " MB/s, hop " << fixed(m.hop_latency, 6) << " us, header " << m.header_bytes << " B; eager <= " << m.eager_limit
-       << " B into " << m.eager_buffers << " buffers per sender, credits back in batches of " << m.credit_batch
+    os << ", link " << fixed(m.link_bytes_per_second, 6) << " MB/s " << (m.half_duplex ? "half" : "full")
+       << " duplex, dma " << fixed(m.dma_bytes_per_second, 6) << " MB/s, hop " << fixed(m.hop_latency, 6) << " us, header "
+       << m.header_bytes << " B; eager <= " << m.eager_limit << " B into " << m.eager_buffers
+       << " buffers per sender, credits back in batches of " << m.credit_batch
        << "; call " << fixed(m.call, 6) << " us, interrupt " << fixed(m.interrupt, 6) << " us, resume "
        << fixed(m.resume, 6) << " us, copy " << fixed(m.copy_per_byte, 6) << " us/B; flop " << fixed(m.flop_time, 3)
        << " ns, memory " << fixed(m.memory_per_byte, 3) << " ns/B, dependent flop " << fixed(m.dependent_flop_time, 3)

@@ -30,6 +30,10 @@
 // Dimension-ordered routes (e-cube, XY) take channels in a fixed global order, so circuits
 // never wait on each other in a cycle: the network cannot deadlock.
 //
+// Half-duplex channels (machine::half_duplex, the iPSC/1's Ethernet segments): a channel is one
+// resource for both directions and every kind of transmission, so a reply waits behind the data
+// going the other way, and a node's transmission behind its neighbour's.
+//
 // Optional (machine::retry_timeout > 0): a header that waited that long frees its partial
 // circuit and the message is sent again later — the retries the NIST iPSC-1 study counted.
 #pragma once
@@ -124,6 +128,17 @@ public:
     int distance(int a, int b) const noexcept {
         if (network_ == topology::hypercube) return std::popcount(static_cast<unsigned>(a ^ b));
         return std::abs(a % columns_ - b % columns_) + std::abs(a / columns_ - b / columns_);
+    }
+
+    /// The directed channel `link`'s undirected channel: the id of the direction leaving the
+    /// lower-numbered end (hypercube) or going east or north (mesh), the same for both ways.
+    int undirected(int link) const noexcept {
+        const int p = ports();
+        const int node = link / p, port = link % p;
+        if (network_ == topology::hypercube) return std::min(node, node ^ (1 << port)) * p + port;
+        if (port == 1) return (node - 1) * p;               // west from n is east from n - 1
+        if (port == 3) return (node - columns_) * p + 2;    // south from n is north from n - columns
+        return link;
     }
 
     /// The route's channels in order: e-cube (address bits fixed from the lowest dimension up,
@@ -225,8 +240,9 @@ private:
     static bool is_reply(wire kind) noexcept { return kind == wire::ack || kind == wire::credit; }
 
     /// The resource `tx` takes at the i-th channel of its route: the channel's data lane, or its
-    /// reply lane.
-    static std::size_t lane(const transmission* tx, std::size_t i) noexcept {
+    /// reply lane; on half-duplex channels, the one lane of the channel both ways.
+    std::size_t lane(const transmission* tx, std::size_t i) const noexcept {
+        if (m_.half_duplex) return 2 * static_cast<std::size_t>(router_.undirected(tx->links[i]));
         return 2 * static_cast<std::size_t>(tx->links[i]) + (is_reply(tx->kind) ? 1 : 0);
     }
 
