@@ -105,9 +105,11 @@ BOOST_AUTO_TEST_CASE(now_is_the_stated_mapping_of_the_inner_clock) {
 }
 
 BOOST_AUTO_TEST_CASE(the_skewed_clock_runs_at_the_stated_rate_on_real_threads) {
-    // 1000 ppm over 20 ms of the inner clock is 20 µs more on the skewed one, far above the
-    // microsecond the two readings of each clock are apart.
-    double inner_span = 0, skewed_span = 0, truth_off = 1;
+    // 1000 ppm over 20 ms of the inner clock is 20 µs more on the skewed one. The skewed readings
+    // fall between the inner ones (a thread may be preempted between two readings, so the inner
+    // span only bounds the skewed one from above), and the true time between them, taken back
+    // through the mapping, is at least the 20 ms computed.
+    double inner_span = 0, skewed_span = 0, true_span = 0, truth_off = 1, truth_end = 1;
     comet::threads::run(1, [&](threads_t& inner) {
         skewed t(inner, {.offset = 3.0, .drift_ppm = 1000.0});
         const double i0 = inner.now(), s0 = t.now();
@@ -115,11 +117,16 @@ BOOST_AUTO_TEST_CASE(the_skewed_clock_runs_at_the_stated_rate_on_real_threads) {
         const double s1 = t.now(), i1 = inner.now();
         inner_span = i1 - i0;
         skewed_span = s1 - s0;
+        true_span = t.true_time(s1) - t.true_time(s0);
         truth_off = t.true_time(s0) - i0;  // the reading s0 was taken just after i0
+        truth_end = i1 - t.true_time(s1);  // and s1 just before i1
     });
     BOOST_TEST(truth_off >= 0.0);
     BOOST_TEST(truth_off < 1e-3);
-    BOOST_TEST(skewed_span > inner_span * (1 + 1e-3) - 2e-6);
+    BOOST_TEST(truth_end >= 0.0);
+    BOOST_TEST(true_span >= 0.02);
+    BOOST_TEST(skewed_span == true_span * (1 + 1e-3), boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(skewed_span > true_span + 19e-6);  // the 20 µs the drift adds, seen on real threads
     BOOST_TEST(skewed_span < inner_span * (1 + 1e-3) + 2e-6);
 }
 
