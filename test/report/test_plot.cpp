@@ -278,6 +278,39 @@ BOOST_AUTO_TEST_CASE(missing_or_failing_gnuplot_is_reported_not_thrown) {
     BOOST_TEST(s.not_rendered[0].reason == "gnuplot wrote no image");
 }
 
+BOOST_AUTO_TEST_CASE(curves_are_several_values_of_the_same_records) {
+    // NIST's service states against D: one plot per setting, a series per state.
+    comet::result_set r;
+    for (int d : {1, 2, 4})
+        for (const char* setting : {"cm", "cp"})
+            r.records.push_back(rec("ring", {{"dilation", d}, {"setting", setting}, {"user", 1.0 / d}, {"logical", 2.0 / d}},
+                                    {3.0 / d}));
+    const auto param = [](const char* name) {
+        return comet::plot_value{name, [name](const comet::record& x) { return x.params.number(name); }};
+    };
+    const comet::plot_description d{.name = "ring_components",
+                                    .kernels = {"ring"},
+                                    .x = "dilation",
+                                    .y = {"normalised time [s]", {}},
+                                    .curves = {param("user"), param("logical")},
+                                    .per = "setting"};
+    const auto plots = comet::collect_plots(d, r);
+    BOOST_TEST_REQUIRE(plots.size() == 2u);
+    BOOST_TEST(plots[1].name == "ring_components_setting_cp");
+    BOOST_TEST(plots[0].keyed);
+    BOOST_TEST(plots[0].y_label == "normalised time [s]");
+    BOOST_TEST_REQUIRE(plots[0].series.size() == 2u);
+    BOOST_TEST(plots[0].series[1].title == "logical");
+    BOOST_TEST_REQUIRE(plots[0].series[1].points.size() == 3u);
+    BOOST_TEST(plots[0].series[1].points[2].first == 4.0);
+    BOOST_TEST(plots[0].series[1].points[2].second == 0.5);
+    auto both = d;
+    both.series = "setting";
+    BOOST_CHECK_EXCEPTION(comet::collect_plots(both, r), comet::invalid_argument, [](const auto& e) {
+        return std::string(e.what()) == "plot ring_components: curves and series 'setting' both split the points";
+    });
+}
+
 BOOST_AUTO_TEST_CASE(bad_descriptions_throw) {
     const auto r = echo_results();
     auto d = echo_plot();

@@ -88,6 +88,9 @@ struct plot_description {
     /// The parameter whose values split the records into series; "kernel" means the kernel's
     /// name; empty: one series.
     std::string series = {};
+    /// Instead of `series`: several values of the same records, a series each, titled by its
+    /// label (`y` then only names the axis) — the NIST figures' service states against D.
+    std::vector<plot_value> curves = {};
     /// A series' title, "{}" standing for its value; empty: "<series> = {}" ("{}" for "kernel").
     std::string series_title = {};
     /// Keep only records whose params hold these values (numbers compare by value: 1 == 1.0).
@@ -204,7 +207,11 @@ inline void check_description(const plot_description& d) {
                                 "' is not a file stem of letters, digits, '_', '-' and '.'");
     if (d.kernels.empty()) raise<invalid_argument>(-1, "plot ", d.name, ": no kernel named");
     if (d.x.empty()) raise<invalid_argument>(-1, "plot ", d.name, ": no x parameter named");
-    if (!d.y.of) raise<invalid_argument>(-1, "plot ", d.name, ": y has no value function");
+    if (!d.y.of && d.curves.empty()) raise<invalid_argument>(-1, "plot ", d.name, ": y has no value function");
+    if (!d.curves.empty() && !d.series.empty())
+        raise<invalid_argument>(-1, "plot ", d.name, ": curves and series '", d.series, "' both split the points");
+    for (const auto& c : d.curves)
+        if (!c.of) raise<invalid_argument>(-1, "plot ", d.name, ": curve '", c.label, "' has no value function");
     for (int base : {d.log_base_x, d.log_base_y})
         if (base < 2) raise<invalid_argument>(-1, "plot ", d.name, ": log base ", base, " is not at least 2");
 }
@@ -262,7 +269,7 @@ inline std::vector<plot_data> collect_plots(const plot_description& d, const res
         p.log_y = d.log_y;
         p.log_base_x = d.log_base_x;
         p.log_base_y = d.log_base_y;
-        p.keyed = !d.series.empty();
+        p.keyed = !d.series.empty() || !d.curves.empty();
         std::vector<const record*> mine;
         for (const record* r : recs) {
             if (d.per.empty()) {
@@ -278,10 +285,13 @@ inline std::vector<plot_data> collect_plots(const plot_description& d, const res
                 if (const auto v = lookup(*r, d.series)) add_distinct(keys, *v);
             sort_values(keys);
         }
-        const std::size_t series_count = d.series.empty() ? 1 : keys.size();
+        const std::size_t series_count = !d.curves.empty() ? d.curves.size() : d.series.empty() ? 1 : keys.size();
         for (std::size_t k = 0; k < series_count; ++k) {
             plot_series s;
-            if (!d.series.empty()) {
+            const plot_value& y = d.curves.empty() ? d.y : d.curves[k];
+            if (!d.curves.empty()) {
+                s.title = y.label;
+            } else if (!d.series.empty()) {
                 const std::string pattern = !d.series_title.empty() ? d.series_title
                                             : d.series == "kernel"  ? std::string("{}")
                                                                     : detail::concat(d.series, " = {}");
@@ -293,7 +303,7 @@ inline std::vector<plot_data> collect_plots(const plot_description& d, const res
                     if (!v || !same(*v, keys[k])) continue;
                 }
                 const auto xv = r->params.number(d.x);
-                const auto yv = d.y.of(*r);
+                const auto yv = y.of(*r);
                 if (!xv || !yv || !std::isfinite(*xv) || !std::isfinite(*yv)) continue;
                 if ((d.log_x && *xv <= 0) || (d.log_y && *yv <= 0)) continue;
                 s.points.emplace_back(*xv, *yv);

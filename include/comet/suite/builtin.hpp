@@ -398,7 +398,8 @@ inline auto nbc_kernel() {
 
 /// One of NIST's synthetic applications under time dilation (seed 003): a record per setting
 /// and dilation factor with the service states (tables A1–A6). Plots: E_D and the speedup
-/// E_1 / E_D against D, a curve per setting (figure 7), on the largest group.
+/// E_1 / E_D against D, a curve per setting (figure 7), and per setting E_D, U_D, L_D, P_D and
+/// O_D against D (figures 5 and 6), on the largest group.
 inline auto nist_kernel(kernels::nist::application app) {
     const std::string name(kernels::nist::to_string(app));
     const auto against_d = [&](std::string plot, plot_value y, std::string title) {
@@ -419,11 +420,22 @@ inline auto nist_kernel(kernels::nist::application app) {
                            return summarize(r.samples).median;
                        }};
     plot_value speedup{"speedup E_1 / E_D", [](const record& r) { return r.params.number("speedup"); }};
+    // Figures 5 and 6: where the time goes as D grows, a plot per setting.
+    const auto state = [](std::string label, std::string param) {
+        return plot_value{std::move(label), [param = std::move(param)](const record& r) { return r.params.number(param); }};
+    };
+    plot_description components = against_d("components", plot_value{"normalised time [s]", {}},
+                                             "NIST " + name + ": normalised service states vs dilation");
+    components.series.clear();
+    components.per = "setting";
+    components.curves = {plot_value{"E_D", elapsed.of}, state("U_D", "user"), state("L_D", "logical"),
+                         state("P_D", "physical"), state("O_D", "overhead")};
     kernel_descriptor d{.name = name,
                         .min_ranks = app == kernels::nist::application::mesh ? 4 : 2,
                         .points = [](const suite_config& c, int) { return c.nist.settings.size() * c.nist.dilations.size(); },
                         .plots = {against_d("elapsed", std::move(elapsed), "NIST " + name + ": normalised elapsed time vs dilation"),
-                                  against_d("speedup", std::move(speedup), "NIST " + name + ": speedup with time dilation")}};
+                                  against_d("speedup", std::move(speedup), "NIST " + name + ": speedup with time dilation"),
+                                  std::move(components)}};
     if (app == kernels::nist::application::mesh)
         d.group_rule = [](int nodes) -> std::optional<std::string> {
             int n = 2;
