@@ -32,8 +32,9 @@ cmake --build "$root/asan" -j "$jobs"
 ctest --no-tests=error --test-dir "$root/asan" --output-on-failure -j "$jobs" -L "unit|example|cli"
 
 step "ThreadSanitizer: the unit tests of the areas that run ranks as threads"
-# core, stats, topology, analysis and report run on one thread; the simulator (nx2) runs its
-# nodes as fibers of one thread, whose switches ThreadSanitizer does not see.
+# core, stats, topology, analysis and report run on one thread, and so do the simulator's own
+# tests (nx2): its nodes are fibers of one thread, nothing there can race. Its fiber switches,
+# annotated for ThreadSanitizer, still run under it in the kernel and nbc tests on the simulator.
 cmake -S . -B "$root/tsan" "${sanitized[@]}" -DCOMET_BUILD_EXAMPLES=OFF \
   -DCOMET_TEST_AREAS="timing;algorithms;ops;nbc;transport;kernels;suite" -DCMAKE_CXX_FLAGS="-O1 -g1 -fsanitize=thread"
 cmake --build "$root/tsan" -j "$jobs"
