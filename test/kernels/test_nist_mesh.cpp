@@ -143,6 +143,12 @@ BOOST_AUTO_TEST_CASE(groups_that_are_not_squares_and_bad_configurations_are_refu
     c = small;
     c.tag = comet::max_tag - 1;
     refused(4, c, {"mesh: tag 32766 is outside 0..32764"});
+    c = small;
+    c.work_per_datum = std::uint64_t{1} << 32;
+    refused(4, c, {"mesh: work_per_datum + bookkeeping_per_datum = 4294967296 + ", "x items_per_step = 50 overflows"});
+    c = small;
+    c.items_per_step = UINT64_MAX / 2;
+    refused(4, c, {"mesh: work_per_datum + bookkeeping_per_datum = 2 + ", "x items_per_step = 9223372036854775807 overflows"});
     BOOST_CHECK_EXCEPTION(transfer_test::run(4, [&](transfer_test::transport& t) {
                               auto mine = small;
                               if (t.rank() == 3) mine.items_per_step = 51;

@@ -166,6 +166,9 @@ BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_naming_the_field_the_value_a
     c = small;
     c.tag = -1;
     refused(2, c, {"ring: tag -1"});
+    c = small;
+    c.bookkeeping_per_datum = std::uint64_t{1} << 32;
+    refused(2, c, {"ring: work_per_datum + bookkeeping_per_datum = 2 + 4294967296 x items_per_message = 16 overflows"});
     // Ranks that disagree are refused before anything is sent, not left waiting.
     BOOST_CHECK_EXCEPTION(transfer_test::run(3, [&](transfer_test::transport& t) {
                               auto mine = small;

@@ -117,4 +117,47 @@ BOOST_AUTO_TEST_CASE(waiting_before_the_send_is_logical_delay_and_after_it_none)
     }
 }
 
+BOOST_AUTO_TEST_CASE(only_what_happens_between_start_and_stop_is_collected) {
+    // Messages and computation before `start` (a configuration check, a barrier) and after
+    // `stop` (a verification) are not the application's: the collected trace leaves them out.
+    std::vector<comet::message_trace> traces(2);
+    comet::threads::run(2, [&](threads_t& inner) {
+        traced t(inner);
+        const int me = t.rank(), other = 1 - me;
+        std::uint64_t x = 1, y = 0;
+        const auto exchange = [&](int tag) {
+            auto r = t.irecv(other, tag, std::as_writable_bytes(std::span(&y, 1)));
+            comet::ops::send(t, other, tag, std::as_bytes(std::span(&x, 1)));
+            comet::ops::wait(t, r);
+        };
+        exchange(1);  // before the run
+        comet::ops::compute(t, comet::work::busy(2e-3));
+        t.start();
+        exchange(2);
+        exchange(3);
+        comet::ops::compute(t, comet::work::busy(1e-3));
+        t.stop();
+        exchange(4);  // after it
+        comet::ops::compute(t, comet::work::busy(2e-3));
+        traces[static_cast<std::size_t>(me)] = t.collect();
+    });
+    for (const comet::message_trace& tr : traces) {
+        const comet::message_trace& sender = traces[static_cast<std::size_t>(1 - tr.rank)];
+        BOOST_REQUIRE_EQUAL(tr.sends.size(), 2u);
+        BOOST_REQUIRE_EQUAL(tr.receives.size(), 2u);
+        BOOST_TEST(tr.sends[0].tag == 2);
+        BOOST_TEST(tr.sends[1].tag == 3);
+        for (const comet::traced_receive& r : tr.receives) {
+            BOOST_TEST((r.matched_tag == 2 || r.matched_tag == 3));
+            BOOST_TEST(r.send_issued >= sender.start);  // matched with a send of the sender's run
+        }
+        BOOST_TEST(tr.compute_calls == 1u);
+        BOOST_TEST(tr.compute_seconds >= 1e-3);
+        BOOST_TEST(tr.compute_seconds < tr.stop - tr.start + 1e-12);  // none of the 4 ms outside
+        const comet::delay_decomposition d = comet::decompose(tr);
+        BOOST_TEST(d.sent == 2u);
+        BOOST_TEST(d.received == 2u);
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

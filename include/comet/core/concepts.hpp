@@ -60,6 +60,7 @@
 #include <comet/core/types.hpp>
 
 #include <concepts>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -149,6 +150,14 @@ concept progress_transport = transport<T> && requires(T& t) {
 /// `static constexpr bool thread_serialized = true;`.
 template <class T>
 concept thread_serialized_transport = transport<T> && requires { requires T::thread_serialized; };
+
+/// A transport that counts how many of this rank's transmissions it sent again (the simulator
+/// with retransmission on): a count since the run began, which a decorator tracing part of the
+/// run takes the difference of.
+template <class T>
+concept counts_retransmissions = requires(const T& t) {
+    { t.retransmissions() } -> std::convertible_to<std::uint64_t>;
+};
 
 /// Which optional capabilities a transport type offers, for reports ("not supported").
 struct capabilities {

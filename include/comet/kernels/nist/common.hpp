@@ -137,6 +137,17 @@ constexpr std::uint64_t mix(std::uint64_t a, std::uint64_t b, std::uint64_t c) n
     return comet::detail::splitmix64(comet::detail::splitmix64(comet::detail::splitmix64(a) ^ b) ^ c);
 }
 
+/// Checks that `count` items at `work_per_datum + bookkeeping_per_datum` flops each can be
+/// charged: each under 2^32 flops, and their product within 64 bits. `count_name` is the
+/// configuration field that gives `count`.
+inline void check_flops_per_slice(int me, std::string_view app, std::uint64_t work_per_datum, std::uint64_t bookkeeping_per_datum,
+                                  std::string_view count_name, std::uint64_t count) {
+    const std::uint64_t per_datum = work_per_datum + bookkeeping_per_datum;
+    if (work_per_datum > UINT32_MAX || bookkeeping_per_datum > UINT32_MAX || (per_datum != 0 && count > UINT64_MAX / per_datum))
+        raise<invalid_argument>(me, app, ": work_per_datum + bookkeeping_per_datum = ", work_per_datum, " + ", bookkeeping_per_datum,
+                                " x ", count_name, " = ", count, " overflows");
+}
+
 /// Tags `tag` .. `tag + count - 1` must be valid tags.
 inline void check_tag(int me, std::string_view app, int tag, int count) {
     if (tag < 0 || tag > max_tag - (count - 1))
@@ -159,6 +170,33 @@ void check_same_config(T& t, std::string_view app, const std::array<std::string_
             raise<invalid_argument>(t.rank(), app, ": the ranks disagree on ", names[i], " (", values[i],
                                     " here, from ", -v[2 * i + 1], " to ", v[2 * i], " across the group); every rank must "
                                     "pass the same config");
+}
+
+/// A transport that marks where the measured part of a run starts and stops (the tracing
+/// decorator: its elapsed time, and the messages and computation it keeps, are between the two).
+template <class T>
+concept marks_runs = requires(T& t) {
+    t.start();
+    t.stop();
+};
+
+/// The applications' start: every rank together (a barrier), then the clock; returns the time.
+/// Under a transport that marks runs, the run starts here, so that the configuration check and
+/// the barrier before it — comet's messages, not the application's — are neither in its elapsed
+/// time nor in its trace.
+template <transport T>
+double start_together(T& t) {
+    ops::barrier(t);
+    if constexpr (marks_runs<T>) t.start();
+    return t.now();
+}
+
+/// The applications' end (its last message completed); returns the time. Under a transport that
+/// marks runs, the run stops here: what follows (a verification's reductions) is not in it.
+template <transport T>
+double stop_here(T& t) {
+    if constexpr (marks_runs<T>) t.stop();
+    return t.now();
 }
 
 }  // namespace detail

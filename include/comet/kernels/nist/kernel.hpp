@@ -15,6 +15,7 @@
 #pragma once
 
 #include <comet/analysis/delays.hpp>
+#include <comet/core/errors.hpp>
 #include <comet/kernels/nist/applications.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/stats/record.hpp>
@@ -92,23 +93,25 @@ std::pair<delay_decomposition, application_result> traced_run(T& t, application 
                                                              double d) {
     dilated<T> slow(t, d);
     tracing<dilated<T>> x(slow, expected_events(app, t.size(), cfg, s));
-    x.start();
+    // Each application marks its own run on `x` (start after its start barrier, stop at its
+    // last message: common.hpp), so its configuration check and verification are not in it.
     application_result r;
     switch (app) {
     case application::ring: r = ring(x, cfg.ring ? cfg.ring(s) : ring_setting(s)); break;
     case application::rc: r = rc(x, cfg.rc ? cfg.rc(s) : rc_setting(s)); break;
     case application::mesh: r = mesh(x, cfg.mesh ? cfg.mesh(s) : mesh_setting(s)); break;
     }
-    x.stop();
     return {decompose(x.collect()), r};
 }
 
-/// The fields of a decomposition as doubles, for one gather.
-inline constexpr std::size_t decomposition_fields = 11;
-inline std::array<double, decomposition_fields> pack(const delay_decomposition& d) {
+/// The fields of a decomposition, and the application's own counts of the data and control
+/// messages it sent, as doubles, for one gather.
+inline constexpr std::size_t decomposition_fields = 13;
+inline std::array<double, decomposition_fields> pack(const delay_decomposition& d, const application_result& r) {
     return {d.elapsed, d.user, d.logical, d.physical, d.overhead, static_cast<double>(d.received),
             static_cast<double>(d.logical_messages), d.max_logical, static_cast<double>(d.sent),
-            static_cast<double>(d.retransmissions), d.retransmissions_known ? 1.0 : 0.0};
+            static_cast<double>(d.retransmissions), d.retransmissions_known ? 1.0 : 0.0,
+            static_cast<double>(r.messages_sent), static_cast<double>(r.control_sent)};
 }
 inline delay_decomposition unpack(std::span<const double> v) {
     delay_decomposition d;
@@ -126,7 +129,10 @@ inline delay_decomposition unpack(std::span<const double> v) {
 /// application, setting, dilation, nodes; samples = E_D (normalised elapsed time, seconds; the
 /// mean over ranks) per trial; the rest of the seed's row from the last trial, normalised as the
 /// seed normalises: user, logical, physical, overhead (U_D, L_D, P_D, O_D), lm_percent (%LM),
-/// mean_logical (A_D), max_logical (Max Log, not normalised), messages (TM), retries (where the
+/// mean_logical (A_D), max_logical (Max Log, not normalised), messages (TM: the data messages, which
+/// is what the seed's tables count — CM-Ring's 35,808 is 16 nodes x 16 hops x 140 messages, no
+/// acknowledgement among them), control_messages (acknowledgements, RC's token and stop notices:
+/// each is a message the trace times, and %LM, A_D and Max Log include them), retries (where the
 /// transport counts retransmissions), grain, speedup (E_1 / E_D), and equation 1's estimate with
 /// its coefficients, residual and, when it does not hold, a note. Other ranks return an empty set.
 /// @throws invalid_argument (every rank) for a bad configuration; verification_error when a run
@@ -143,17 +149,27 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
             std::vector<double> samples;
             service_states last;
             application_result result;
+            std::uint64_t data_messages = 0, control_messages = 0;
             for (std::size_t trial = 0; trial < cfg.trials; ++trial) {
                 const auto [mine, r] = detail::traced_run(t, app, cfg, s, d);
                 result = r;
-                const auto packed = detail::pack(mine);
+                // Every message the trace saw is one the application counted, as data or control.
+                if (mine.sent != r.messages_sent + r.control_sent)
+                    raise<verification_error>(me, to_string(app), ": the trace saw ", mine.sent, " messages sent, the application ",
+                                              r.messages_sent, " data and ", r.control_sent, " control messages");
+                const auto packed = detail::pack(mine, r);
                 std::vector<double> all(me == cfg.test_node ? detail::decomposition_fields * static_cast<std::size_t>(p) : 0);
                 ops::gather(t, cfg.test_node, std::as_bytes(std::span(packed)), std::as_writable_bytes(std::span(all)));
                 if (me != cfg.test_node) continue;
                 std::vector<delay_decomposition> ranks;
-                for (int i = 0; i < p; ++i)
-                    ranks.push_back(detail::unpack(std::span(all).subspan(static_cast<std::size_t>(i) * detail::decomposition_fields,
-                                                                          detail::decomposition_fields)));
+                data_messages = control_messages = 0;
+                for (int i = 0; i < p; ++i) {
+                    const auto fields = std::span(all).subspan(static_cast<std::size_t>(i) * detail::decomposition_fields,
+                                                               detail::decomposition_fields);
+                    ranks.push_back(detail::unpack(fields));
+                    data_messages += static_cast<std::uint64_t>(fields[11]);
+                    control_messages += static_cast<std::uint64_t>(fields[12]);
+                }
                 last = combine(ranks);
                 samples.push_back(last.elapsed / d);
             }
@@ -164,7 +180,8 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
             rec.params.set("application", std::string(to_string(app))).set("setting", std::string(to_string(s))).set("dilation", d).set("nodes", p);
             rec.params.set("user", n.user).set("logical", n.logical).set("physical", n.physical).set("overhead", n.overhead);
             rec.params.set("lm_percent", n.logical_message_percent).set("mean_logical", n.mean_logical);
-            rec.params.set("max_logical", n.max_logical).set("messages", static_cast<std::int64_t>(n.messages));
+            rec.params.set("max_logical", n.max_logical).set("messages", static_cast<std::int64_t>(data_messages));
+            rec.params.set("control_messages", static_cast<std::int64_t>(control_messages));
             if (n.retries_known) rec.params.set("retries", static_cast<std::int64_t>(n.retries));
             rec.params.set("grain", result.grain);
             rec.params.set("trials", static_cast<std::int64_t>(cfg.trials));

@@ -134,11 +134,7 @@ application_result mesh(T& t, const mesh_config& cfg = {}) {
         raise<invalid_argument>(me, "mesh: message_bytes = ", cfg.message_bytes, " cannot hold the ", mesh_header_bytes, "-byte header");
     if (cfg.message_bytes > max_message_size)
         raise<invalid_argument>(me, "mesh: message_bytes = ", cfg.message_bytes, " exceeds the ", max_message_size, "-byte limit");
-    if (cfg.work_per_datum > UINT32_MAX || cfg.bookkeeping_per_datum > UINT32_MAX ||
-        (cfg.work_per_datum + cfg.bookkeeping_per_datum != 0 &&
-         cfg.items_per_step > UINT64_MAX / (cfg.work_per_datum + cfg.bookkeeping_per_datum)))
-        raise<invalid_argument>(me, "mesh: work_per_datum + bookkeeping_per_datum = ", cfg.work_per_datum, " + ",
-                                cfg.bookkeeping_per_datum, " x items_per_step = ", cfg.items_per_step, " overflows");
+    detail::check_flops_per_slice(me, "mesh", cfg.work_per_datum, cfg.bookkeeping_per_datum, "items_per_step", cfg.items_per_step);
     detail::check_tag(me, app, cfg.tag, 4);
     detail::check_same_config<T, 6>(
         t, app, {"steps", "message_bytes", "work_per_datum", "bookkeeping_per_datum", "items_per_step", "tag"},
@@ -168,8 +164,7 @@ application_result mesh(T& t, const mesh_config& cfg = {}) {
         for (auto& b : *v) b.resize(bytes);
     std::array<request, 4> sends, recvs;
 
-    ops::barrier(t);
-    const double t0 = t.now();
+    const double t0 = detail::start_together(t);
     for (std::uint64_t step = 0; step < cfg.steps; ++step) {
         for (std::uint32_t d = 0; d < 4; ++d) detail::mesh_fill(out[d], me, step, d);
         for (int d = 0; d < 4; ++d) recvs[d] = t.irecv(from[d], cfg.tag + d, mutable_bytes(in[d]));
@@ -203,7 +198,7 @@ application_result mesh(T& t, const mesh_config& cfg = {}) {
         res.bookkeeping += bookkeeping;
         ++res.communication_points;
     }
-    res.elapsed = t.now() - t0;
+    res.elapsed = detail::stop_here(t) - t0;
     res.grain = static_cast<double>(per_step);
     return res;
 }

@@ -339,8 +339,7 @@ application_result rc(T& t, const rc_config& cfg = {}) {
         reap();
     };
 
-    ops::barrier(t);
-    const double t0 = t.now();
+    const double t0 = detail::start_together(t);
     for (;;) {
         if (stopped) {
             if (!pool.empty()) fail("told to stop with ", pool.size(), " items still to process");
@@ -395,7 +394,7 @@ application_result rc(T& t, const rc_config& cfg = {}) {
         handle(ops::recv(t, any_source, cfg.tag, mutable_bytes(rbuf)));
     }
     for (pending& s : sends) ops::wait(t, s.r);
-    res.elapsed = t.now() - t0;
+    res.elapsed = detail::stop_here(t) - t0;
 
     // Every item created was processed exactly once, every work message received.
     std::array<double, 9> totals{static_cast<double>(created.count),   static_cast<double>(created.low),

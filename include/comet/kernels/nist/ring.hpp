@@ -142,11 +142,7 @@ application_result ring(T& t, const ring_config& cfg = {}) {
                                 "-byte header and ", cfg.items_per_message, " data items of 4 bytes (needs ", least, ")");
     if (cfg.message_bytes > max_message_size)
         raise<invalid_argument>(me, "ring: message_bytes = ", cfg.message_bytes, " exceeds the ", max_message_size, "-byte limit");
-    if (cfg.work_per_datum > UINT32_MAX || cfg.bookkeeping_per_datum > UINT32_MAX ||
-        (cfg.work_per_datum + cfg.bookkeeping_per_datum != 0 &&
-         cfg.items_per_message > UINT64_MAX / (cfg.work_per_datum + cfg.bookkeeping_per_datum)))
-        raise<invalid_argument>(me, "ring: work_per_datum + bookkeeping_per_datum = ", cfg.work_per_datum, " + ",
-                                cfg.bookkeeping_per_datum, " x items_per_message = ", cfg.items_per_message, " overflows");
+    detail::check_flops_per_slice(me, "ring", cfg.work_per_datum, cfg.bookkeeping_per_datum, "items_per_message", cfg.items_per_message);
     if (cfg.messages > (std::uint64_t{1} << 40) / static_cast<std::uint64_t>(p))
         raise<invalid_argument>(me, "ring: messages = ", cfg.messages, " is too many for ", p, " nodes");
     detail::check_tag(me, app, cfg.tag, 1);
@@ -236,8 +232,7 @@ application_result ring(T& t, const ring_config& cfg = {}) {
     std::uint64_t data_in = 0, acks_in = 0;
     std::vector<std::byte> rbuf(bytes);
 
-    ops::barrier(t);
-    const double t0 = t.now();
+    const double t0 = detail::start_together(t);
     originate();
     for (;;) {
         if (!link_busy && !ready.empty()) {
@@ -310,7 +305,7 @@ application_result ring(T& t, const ring_config& cfg = {}) {
         ready.push_back(std::move(msg));
     }
     for (ack_slot& a : acks) ops::wait(t, a.r);
-    res.elapsed = t.now() - t0;
+    res.elapsed = detail::stop_here(t) - t0;
     res.control_received = acks_in;
     res.grain = res.communication_points ? static_cast<double>(res.work) / static_cast<double>(res.communication_points) : 0.0;
     return res;

@@ -47,7 +47,7 @@ public:
 
     /// The inner transport's retransmissions so far, where it counts them.
     std::uint64_t retransmissions() const
-        requires requires(const Inner& i) { i.retransmissions(); }
+        requires counts_retransmissions<Inner>
     {
         return this->inner().retransmissions();
     }

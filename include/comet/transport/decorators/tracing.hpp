@@ -94,12 +94,6 @@ struct message_trace {
     bool retransmissions_known = false;  ///< false: the transport keeps no count (not: there were none)
 };
 
-/// A transport that counts how many of this rank's transmissions it sent again (the simulator).
-template <class T>
-concept counts_retransmissions = requires(const T& t) {
-    { t.retransmissions() } -> std::convertible_to<std::uint64_t>;
-};
-
 /// A transport that traces `Inner`'s messages and computation (see the file's comment).
 template <transport Inner>
 class tracing : public transport_adaptor<Inner> {
@@ -137,16 +131,22 @@ public:
     /// gives are global ones.
     bool clock_is_global() const { return true; }
 
-    /// Marks the application's start / end; the trace's elapsed time, and its count of
-    /// retransmissions, are between them.
+    /// Marks the application's start / end: the trace `collect` returns holds what happened
+    /// between them — the elapsed time, the sends issued and receives posted, the computation
+    /// and the retransmissions — and nothing of what came before (a check of the configuration,
+    /// a barrier) or after (a verification's reductions). A later `start` moves the start.
     void start() {
         if constexpr (counts_retransmissions<Inner>) retransmissions_at_start_ = this->inner().retransmissions();
+        window_ = {trace_.sends.size(), trace_.receives.size(), trace_.compute_seconds, trace_.compute_calls};
+        stopped_ = false;
         trace_.start = now();
     }
     void stop() {
         trace_.stop = now();
         if constexpr (counts_retransmissions<Inner>)
             trace_.retransmissions = this->inner().retransmissions() - retransmissions_at_start_;
+        window_end_ = {trace_.sends.size(), trace_.receives.size(), trace_.compute_seconds, trace_.compute_calls};
+        stopped_ = true;
     }
 
     // ---- sends ----
@@ -215,19 +215,33 @@ public:
     /// The trace so far (send times of received messages not yet matched).
     const message_trace& trace() const noexcept { return trace_; }
 
-    /// Matches every completed receive with its send and returns the trace. Collective: every
-    /// rank of the group calls it once the application is done (no message of it in flight);
-    /// the exchange goes over the inner transport, untraced.
+    /// Matches every completed receive between `start` and `stop` with its send and returns
+    /// that part of the trace. Collective: every rank of the group calls it once the
+    /// application is done (no message of it in flight); the exchange goes over the inner
+    /// transport, untraced.
     /// @throws verification_error when a rank received a message no rank says it sent.
     message_trace collect(int tag = first_reserved_tag + 620) {
         Inner& in = this->inner();
         const int p = in.size(), me = in.rank();
+        const marks end = stopped_ ? window_end_ : marks{trace_.sends.size(), trace_.receives.size(), trace_.compute_seconds,
+                                                         trace_.compute_calls};
+        message_trace out;
+        out.rank = trace_.rank, out.size = trace_.size;
+        out.start = trace_.start, out.stop = trace_.stop;
+        out.compute_seconds = end.compute_seconds - window_.compute_seconds;
+        out.compute_calls = end.compute_calls - window_.compute_calls;
+        out.retransmissions = trace_.retransmissions, out.retransmissions_known = trace_.retransmissions_known;
+        const auto in_window = [](const auto& v, std::size_t from, std::size_t to) {
+            return std::vector(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(to));
+        };
+        out.sends = in_window(trace_.sends, window_.sends, end.sends);
+        out.receives = in_window(trace_.receives, window_.receives, end.receives);
         // Every rank's application is done before any collection message is sent: one still
         // receiving with any_source and any_tag would take them.
         ops::barrier(in);
         // To each destination: the (tag, issue time) of every message sent to it, in order.
         std::vector<std::vector<double>> outgoing(static_cast<std::size_t>(p));
-        for (const traced_send& s : trace_.sends) {
+        for (const traced_send& s : out.sends) {
             auto& v = outgoing[static_cast<std::size_t>(s.dest)];
             v.push_back(static_cast<double>(s.tag));
             v.push_back(s.issued);
@@ -248,20 +262,20 @@ public:
             ops::wait(in, r);
             ops::wait(in, s);
         }
-        for (const traced_send& s : trace_.sends)  // messages to oneself
+        for (const traced_send& s : out.sends)  // messages to oneself
             if (s.dest == me) {
                 incoming[static_cast<std::size_t>(me)].push_back(static_cast<double>(s.tag));
                 incoming[static_cast<std::size_t>(me)].push_back(s.issued);
             }
         // The k-th receive completed from (source, tag) is the k-th send of (source, tag).
-        std::vector<std::size_t> order(trace_.receives.size());
+        std::vector<std::size_t> order(out.receives.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return trace_.receives[a].completed < trace_.receives[b].completed;
+            return out.receives[a].completed < out.receives[b].completed;
         });
         std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);  // position in incoming[source]
         for (std::size_t i : order) {
-            traced_receive& r = trace_.receives[i];
+            traced_receive& r = out.receives[i];
             if (r.completed < 0.0) continue;
             auto& v = incoming[static_cast<std::size_t>(r.matched_source)];
             std::size_t& at = next[static_cast<std::size_t>(r.matched_source)];
@@ -274,7 +288,7 @@ public:
             v[k] = -1.0;  // taken
             while (at < v.size() && v[at] < 0.0) at += 2;
         }
-        return trace_;
+        return out;
     }
 
 private:
@@ -285,9 +299,18 @@ private:
         r.receive = request::none;  // a second wait or test finds a completed request
     }
 
+    /// Where the trace stood at `start` and at `stop`.
+    struct marks {
+        std::size_t sends = 0, receives = 0;
+        double compute_seconds = 0.0;
+        std::size_t compute_calls = 0;
+    };
+
     message_trace trace_;
     std::optional<global_clock<Inner>> clock_;
     std::uint64_t retransmissions_at_start_ = 0;
+    marks window_{}, window_end_{};
+    bool stopped_ = false;
 };
 
 }  // namespace comet
