@@ -55,7 +55,10 @@ BOOST_AUTO_TEST_CASE(every_operation_size_measure_and_reduction_has_its_record_o
         const bool pipelined = rec.params.text("measure") == "pipelined";
         BOOST_TEST(rec.iterations == (pipelined ? 2u : 1u));
         BOOST_TEST(rec.params.contains("pipeline") == pipelined);
-        BOOST_TEST(!rec.samples.empty());
+        // Samples, or a note saying why there are none: on a machine busy enough that every
+        // measurement overran its window through all the doublings, none started together.
+        const bool gave_up = !rec.notes.empty() && rec.notes.front().starts_with("the window kept overrunning");
+        BOOST_TEST((!rec.samples.empty() || gave_up));
         for (double x : rec.samples) BOOST_TEST(x >= 0.0);
         seen.insert(*rec.params.text("operation") + "/" + *rec.params.text("reduction"));
     }

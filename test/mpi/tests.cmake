@@ -10,6 +10,8 @@
 #   mpi_rank_aborts        must end non-zero, naming the rank, instead of hanging
 #   mpi_cli_report_2/_4    `comet --transport mpi` writes results.json for the whole job
 #   mpi_cli_nodes_mismatch `--nodes 3` under 2 processes: a usage error, exit non-zero
+#   mpi_cli_nist_2/_4      the NIST applications traced and dilated (D = 1, 2) under 2 and 4
+#                          processes (the mesh needs a square: 4 only); each verifies itself
 #   mpi_example_stencil_links  examples/04_stencil_links.cpp on 4 processes
 #   mpi_reliability_*      whole programs (test/mpi/reliability_programs.cpp): deadlocks the
 #                          watchdog must end within seconds, naming each blocked rank's
@@ -118,6 +120,22 @@ if(COMET_BUILD_EXAMPLES)
   comet_mpi_test(mpi_example_stencil_links 4 300 COMMAND ${CMAKE_COMMAND} "-DPROGRAM=${MPIEXEC_EXECUTABLE}" "-DARGS=${job}"
     -DEXIT=0 "-DSTDOUT=MPI, 4 ranks .2 x 2 mesh.; rank [0-9] and its 2 neighbours.*one at a time.*all at once"
     -P ${PROJECT_SOURCE_DIR}/cmake/expect.cmake)
+  # The NIST applications on MPI: traced through the synchronised global clock, dilated, and
+  # each verifying that every message was delivered and processed once (an error exits non-zero).
+  foreach(n 2 4)
+    if(n EQUAL 4)
+      set(apps ring|rc|mesh)
+      set(shows "cm-ring +4 .*cm-rc +4 .*cm-mesh +4 ")
+    else()
+      set(apps ring|rc)
+      set(shows "cm-ring +2 .*cm-rc +2 ")
+    endif()
+    comet_mpi_args(job ${n} $<TARGET_FILE:comet_cli> --transport mpi --kernels ${apps} --dilation 1|2
+      --out ${CMAKE_CURRENT_BINARY_DIR}/mpi-nist-${n})
+    string(REPLACE ";" "," job "${job}")
+    comet_mpi_test(mpi_cli_nist_${n} ${n} 300 COMMAND ${CMAKE_COMMAND} "-DPROGRAM=${MPIEXEC_EXECUTABLE}" "-DARGS=${job}"
+      -DEXIT=0 "-DSTDOUT=speedup with time dilation .NIST table II.*${shows}" -P ${PROJECT_SOURCE_DIR}/cmake/expect.cmake)
+  endforeach()
   comet_mpi_args(job 2 $<TARGET_FILE:comet_cli> --transport mpi --nodes 3)
   string(REPLACE ";" "," job "${job}")
   comet_mpi_test(mpi_cli_nodes_mismatch 2 120 COMMAND ${CMAKE_COMMAND} "-DPROGRAM=${MPIEXEC_EXECUTABLE}" "-DARGS=${job}"
