@@ -399,7 +399,7 @@ inline void write_dilation(std::ostream& os, const result_set& results) {
             t.rows.push_back({number(*r, "dilation", 0), fixed(r->samples.empty() ? std::nullopt : std::optional(percentile(r->samples, 50.0)), 4),
                               number(*r, "user", 4), number(*r, "logical", 4), number(*r, "physical", 4), number(*r, "overhead", 4),
                               number(*r, "lm_percent", 1), ms("mean_logical"), ms("max_logical"),
-                              std::to_string(r->params.integer("messages").value_or(0)),
+                              std::to_string(r->params.integer("data_messages").value_or(0)),
                               retries ? std::to_string(*retries) : std::string("-"), number(*r, "speedup", 3),
                               number(*r, "estimate", 4)});
             for (const auto& n : r->notes)

@@ -89,6 +89,15 @@ private:
     std::vector<std::pair<std::string, param_value>> entries_;
 };
 
+/// What a NIST application's run measured besides E_D (kernels/nist/kernel.hpp): the service
+/// states, the message counts, the grain as run, the speedup and equation 1's fit.
+inline bool is_nist_measurement(std::string_view name) noexcept {
+    return name == "user" || name == "logical" || name == "physical" || name == "overhead" || name == "lm_percent" ||
+           name == "mean_logical" || name == "max_logical" || name == "data_messages" || name == "control_messages" ||
+           name == "retries" || name == "grain" || name == "speedup" || name == "estimate" || name == "estimate_b0" ||
+           name == "estimate_b1" || name == "estimate_residual";
+}
+
 /// Whether a param says how a point was measured rather than which point it is: the
 /// implementation that ran (native / portable), the send form of a both-send-first exchange,
 /// the sampling order and its seed, and a figure measured beside the point (a broadcast's
@@ -98,13 +107,14 @@ private:
 /// records (a curve over group sizes, sync against async) leave these out of the points'
 /// identity. Not `reduction`: whose time a sample is (the test node's, the slowest rank's,
 /// first start to last finish) makes it a different quantity, and a windowed collective has a
-/// record per reduction of the same operation.
+/// record per reduction of the same operation. And what a NIST application's run measured.
 inline bool is_descriptive_param(std::string_view name) noexcept {
     return name == "implementation" || name == "form" || name == "order" || name == "seed" || name == "closing_barrier" ||
            name == "elapsed" || name == "handshake" || name == "window" || name == "widenings" || name == "overruns" ||
            name == "measurements" || name == "clock_error" || name == "lead" || name == "exchanges" ||
            name == "estimated_error" || name == "true_error" || name == "blocking" || name == "compute" || name == "t_init" ||
-           name == "t_test" || name == "t_wait" || name == "hidden" || name == "tests" || name == "workload" || name == "curve";
+           name == "t_test" || name == "t_wait" || name == "hidden" || name == "tests" || name == "workload" || name == "curve" ||
+           is_nist_measurement(name);
 }
 
 /// One measured point: which kernel, where (its parameters), and every raw sample in seconds.

@@ -129,9 +129,9 @@ inline delay_decomposition unpack(std::span<const double> v) {
 /// application, setting, dilation, nodes; samples = E_D (normalised elapsed time, seconds; the
 /// mean over ranks) per trial; the rest of the seed's row from the last trial, normalised as the
 /// seed normalises: user, logical, physical, overhead (U_D, L_D, P_D, O_D), lm_percent (%LM),
-/// mean_logical (A_D), max_logical (Max Log, not normalised), messages (TM: the data messages, which
-/// is what the seed's tables count — CM-Ring's 35,808 is 16 nodes x 16 hops x 140 messages, no
-/// acknowledgement among them), control_messages (acknowledgements, RC's token and stop notices:
+/// mean_logical (A_D), max_logical (Max Log, not normalised), data_messages (TM: what
+/// the seed's tables count — CM-Ring's 35,808 is within 32 of 16 nodes x 16 hops x 140 messages,
+/// no acknowledgement among them), control_messages (acknowledgements, RC's token and stop notices:
 /// each is a message the trace times, and %LM, A_D and Max Log include them), retries (where the
 /// transport counts retransmissions), grain, speedup (E_1 / E_D), and equation 1's estimate with
 /// its coefficients, residual and, when it does not hold, a note. Other ranks return an empty set.
@@ -180,7 +180,7 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
             rec.params.set("application", std::string(to_string(app))).set("setting", std::string(to_string(s))).set("dilation", d).set("nodes", p);
             rec.params.set("user", n.user).set("logical", n.logical).set("physical", n.physical).set("overhead", n.overhead);
             rec.params.set("lm_percent", n.logical_message_percent).set("mean_logical", n.mean_logical);
-            rec.params.set("max_logical", n.max_logical).set("messages", static_cast<std::int64_t>(data_messages));
+            rec.params.set("max_logical", n.max_logical).set("data_messages", static_cast<std::int64_t>(data_messages));
             rec.params.set("control_messages", static_cast<std::int64_t>(control_messages));
             if (n.retries_known) rec.params.set("retries", static_cast<std::int64_t>(n.retries));
             rec.params.set("grain", result.grain);
