@@ -111,7 +111,8 @@ BOOST_AUTO_TEST_CASE(one_rank_syncs_in_no_step) {
         BOOST_TEST(*rec.params.integer("steps") == 0);
         BOOST_TEST(*rec.params.integer("exchanges") == 0);
         BOOST_TEST(*rec.params.number("estimated_error") == 0.0);
-        BOOST_TEST(*rec.params.number("true_error") == 0.0);
+        // Zero but for the rounding of rank 0's mapping to true time and back (5.6e-17 s once).
+        BOOST_TEST(*rec.params.number("true_error") <= 1e-12);
         BOOST_TEST(rec.samples.size() == 3u);
     }
 }
