@@ -113,13 +113,18 @@ inline std::array<double, decomposition_fields> pack(const delay_decomposition& 
             static_cast<double>(d.retransmissions), d.retransmissions_known ? 1.0 : 0.0,
             static_cast<double>(r.messages_sent), static_cast<double>(r.control_sent)};
 }
-inline delay_decomposition unpack(std::span<const double> v) {
+/// One rank's gathered fields: its decomposition and its application's message counts.
+struct unpacked {
+    delay_decomposition decomposition;
+    std::uint64_t data_messages = 0, control_messages = 0;
+};
+inline unpacked unpack(std::span<const double> v) {
     delay_decomposition d;
     d.elapsed = v[0], d.user = v[1], d.logical = v[2], d.physical = v[3], d.overhead = v[4];
     d.received = static_cast<std::size_t>(v[5]), d.logical_messages = static_cast<std::size_t>(v[6]);
     d.max_logical = v[7], d.sent = static_cast<std::size_t>(v[8]);
     d.retransmissions = static_cast<std::uint64_t>(v[9]), d.retransmissions_known = v[10] != 0.0;
-    return d;
+    return {d, static_cast<std::uint64_t>(v[11]), static_cast<std::uint64_t>(v[12])};
 }
 
 }  // namespace detail
@@ -166,9 +171,10 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
                 for (int i = 0; i < p; ++i) {
                     const auto fields = std::span(all).subspan(static_cast<std::size_t>(i) * detail::decomposition_fields,
                                                                detail::decomposition_fields);
-                    ranks.push_back(detail::unpack(fields));
-                    data_messages += static_cast<std::uint64_t>(fields[11]);
-                    control_messages += static_cast<std::uint64_t>(fields[12]);
+                    const detail::unpacked u = detail::unpack(fields);
+                    ranks.push_back(u.decomposition);
+                    data_messages += u.data_messages;
+                    control_messages += u.control_messages;
                 }
                 last = combine(ranks);
                 samples.push_back(last.elapsed / d);

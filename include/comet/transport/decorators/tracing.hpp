@@ -137,16 +137,15 @@ public:
     /// a barrier) or after (a verification's reductions). A later `start` moves the start.
     void start() {
         if constexpr (counts_retransmissions<Inner>) retransmissions_at_start_ = this->inner().retransmissions();
-        window_ = {trace_.sends.size(), trace_.receives.size(), trace_.compute_seconds, trace_.compute_calls};
-        stopped_ = false;
+        window_ = here();
+        window_end_.reset();
         trace_.start = now();
     }
     void stop() {
         trace_.stop = now();
         if constexpr (counts_retransmissions<Inner>)
             trace_.retransmissions = this->inner().retransmissions() - retransmissions_at_start_;
-        window_end_ = {trace_.sends.size(), trace_.receives.size(), trace_.compute_seconds, trace_.compute_calls};
-        stopped_ = true;
+        window_end_ = here();
     }
 
     // ---- sends ----
@@ -223,8 +222,7 @@ public:
     message_trace collect(int tag = first_reserved_tag + 620) {
         Inner& in = this->inner();
         const int p = in.size(), me = in.rank();
-        const marks end = stopped_ ? window_end_ : marks{trace_.sends.size(), trace_.receives.size(), trace_.compute_seconds,
-                                                         trace_.compute_calls};
+        const marks end = window_end_.value_or(here());
         message_trace out;
         out.rank = trace_.rank, out.size = trace_.size;
         out.start = trace_.start, out.stop = trace_.stop;
@@ -305,12 +303,14 @@ private:
         double compute_seconds = 0.0;
         std::size_t compute_calls = 0;
     };
+    /// Where the trace stands now.
+    marks here() const { return {trace_.sends.size(), trace_.receives.size(), trace_.compute_seconds, trace_.compute_calls}; }
 
     message_trace trace_;
     std::optional<global_clock<Inner>> clock_;
     std::uint64_t retransmissions_at_start_ = 0;
-    marks window_{}, window_end_{};
-    bool stopped_ = false;
+    marks window_{};
+    std::optional<marks> window_end_;  // none until `stop`: then `collect` takes what is there
 };
 
 }  // namespace comet
