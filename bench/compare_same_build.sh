@@ -7,7 +7,9 @@
 # then one pair on the simulated iPSC/860 (--transport ipsc860) for contrast: the simulator is
 # deterministic, so every point of its pair must come out the same, and a point that does not
 # is a bug in the comparison, not noise. Both run the default suite (every kernel, default
-# sizes: about 2 s a run on threads, 70 s on the simulator at its default 16 nodes).
+# sizes; on threads in its default 8 rounds, which `comet compare` tests on: 15-60 s a run,
+# depending on other work; 70 s on the simulator at its default 16 nodes, in one round).
+# Give a comet from before rounds, or `-- --rounds 1`, to see the test on one round's samples.
 #
 # Per pair it prints the points compared, the points flagged slower and faster, the fraction
 # unchanged, "target >= 95%: met" or "MISSED", the load average (1 minute, /proc/loadavg) and
@@ -155,7 +157,7 @@ done
 if ((ipsc)); then
     pair ipsc860 --transport ipsc860 || missed=1
 fi
-# compare's own line saying how it decides (its alpha and threshold).
-cat "$work"/*.compare | grep -m1 '^each point:' | sed 's/^/compare: /' || true
+# compare's own lines saying what it tested and how it decides (its alpha and threshold).
+cat "$work"/*.compare | grep -E '^(tested on|each point:)' | sed -E 's/ \([0-9]+ of [0-9]+ points[^)]*\)//; s/^/compare: /' | awk '!seen[$0]++' || true
 [[ -n $keep ]] && echo "runs and compare outputs: $work"
 exit "$missed"

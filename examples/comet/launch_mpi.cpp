@@ -138,9 +138,10 @@ outcome launch_mpi(const settings& s) {
 
     const int test_node = s.suite.transfer.test_node;
     reports = world.rank() == test_node;
+    const int rounds = s.rounds ? s.rounds : rounds_default;
     std::size_t points = 0;
     for (int p : groups) points += comet::suite_points(s.suite, p);
-    progress bar(reports ? points : 0);  // the test node measures, so it alone shows progress
+    progress bar(reports ? points * static_cast<std::size_t>(rounds) : 0);  // the test node measures, so it alone shows progress
     comet::suite_config cfg = s.suite;
     cfg.on_point = [&bar](const comet::record& r) { bar.point(r); };
     // The reporting process keeps each point and stops on a signal; an exception escaping
@@ -159,13 +160,23 @@ outcome launch_mpi(const settings& s) {
         log.next_group();
         if (const auto group = first_processes(world, p))
             o.results.append(comet::mpi::run(group, mpi_options, [&](comet::mpi::transport& t) {
+                // The rounds, every process in step: a fixed count, the same on all.
+                comet::result_set measured;
                 try {
-                    return comet::run_suite(t, cfg);
+                    for (int round = 0; round < rounds; ++round) {
+                        if (round) log.next_group();
+                        add_round(measured, comet::run_suite(t, cfg));
+                    }
+                    return measured;
                 } catch (const std::exception&) {
                     if (reports) {
-                        outcome partial = o;
+                        outcome partial = o, cut;
                         partial.groups = groups;
-                        log.stopped(partial, std::current_exception());
+                        log.stopped(cut, std::current_exception());
+                        add_round(measured, cut.results);
+                        partial.results.append(measured);
+                        partial.stopped = cut.stopped;
+                        partial.failure = cut.failure;
                         try {
                             write_report(s, std::move(partial));
                         } catch (const std::exception& e) {
@@ -183,6 +194,7 @@ outcome launch_mpi(const settings& s) {
     // wait): the note leaves them out.
     comet::record_load_at_end(o.ctx, processes_here(world));
     o.ctx.extra.emplace_back("mpi_processes", std::to_string(processes));
+    o.ctx.extra.emplace_back("rounds", std::to_string(rounds) + " passes of the suite, each point's samples pooled (record rounds)");
     return o;
 }
 

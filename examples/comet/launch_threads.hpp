@@ -80,9 +80,10 @@ outcome run_threads(const settings& s, const comet::kernel<Run>&... extra) {
     check_test_node(s, groups);
     for (int p : groups) check_threads_group(p, opt);
     const std::vector<comet::kernel_descriptor> kernels = comet::suite_descriptors(extra...);
+    const int rounds = s.rounds ? s.rounds : rounds_default;
     std::size_t points = 0;
     for (int p : groups) points += comet::suite_points(s.suite, p, kernels);
-    progress bar(points);
+    progress bar(points * static_cast<std::size_t>(rounds));
     comet::suite_config cfg = s.suite;
     const int test_node = cfg.transfer.test_node;
     cfg.on_point = [&bar](const comet::record& r) { bar.point(r); };
@@ -93,21 +94,32 @@ outcome run_threads(const settings& s, const comet::kernel<Run>&... extra) {
     o.ctx = comet::make_context("threads", groups.back());
     o.ctx.transport_capabilities = comet::describe_capabilities<comet::threads::transport>();
     for (int nodes : groups) {
-        log.next_group();
-        try {
-            auto per_rank = comet::threads::run(
-                nodes, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg, extra...); }, opt);
-            o.results.append(per_rank.at(static_cast<std::size_t>(test_node)));
-        } catch (const std::exception&) {
-            log.stopped(o, std::current_exception());
-            break;
+        // Each round a group of its own, threads started afresh: what a new run would get
+        // (where the ranks land, their rings' memory) varies between rounds too.
+        comet::result_set measured;
+        for (int round = 0; round < rounds && !o.stopped; ++round) {
+            log.next_group();
+            try {
+                auto per_rank = comet::threads::run(
+                    nodes, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg, extra...); }, opt);
+                add_round(measured, per_rank.at(static_cast<std::size_t>(test_node)));
+            } catch (const std::exception&) {
+                outcome cut;  // the round's points up to the stop, and where and why it stopped
+                log.stopped(cut, std::current_exception());
+                add_round(measured, cut.results);
+                o.stopped = cut.stopped;
+                o.failure = cut.failure;
+            }
         }
+        o.results.append(measured);
+        if (o.stopped) break;
     }
     o.groups = groups;
     // Every rank is a thread of this process, runnable while it works or spins for a message:
     // the largest group put up to that many threads into the load average.
     comet::record_load_at_end(o.ctx, *std::max_element(groups.begin(), groups.end()));
     for (const auto& [key, value] : s.transport_options) o.ctx.extra.emplace_back(key, value);
+    o.ctx.extra.emplace_back("rounds", std::to_string(rounds) + " passes of the suite, each point's samples pooled (record rounds)");
     // Where the ranks started: one per CPU (threads::options::pin) when the largest group fits.
     const bool pinned = !comet::threads::detail::placement(*std::max_element(groups.begin(), groups.end()), opt).empty();
     o.ctx.extra.emplace_back("placement", pinned ? "each rank started on a CPU of its own" : "as the scheduler places them");

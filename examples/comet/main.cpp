@@ -8,6 +8,7 @@
 //         [--sync linear|logp]                                    (--kernels collectives, sync)
 //         [--operations ibcast,iallreduce,...] [--intervals 1024,4096,...]
 //         [--progressions none,test,thread]                                   (--kernels nbc)
+//         [--rounds R]          passes over the suite, a point's samples kept by pass (default 8; simulators 1)
 //   comet compare A B [--alpha 0.01] [--threshold 0.10]
 //
 // Prints the tables (with the fitted start-up and per-byte times and the other analyses) and,
@@ -18,8 +19,8 @@
 // in progress, and an error stops it where it happened: the summary and the files then hold
 // what was measured up to there and say where and why it stopped (stopping.hpp); the status
 // is 128 + the signal, or the error's. `comet compare` reads two results.json (or report
-// folders) and prints each shared point's change; it exits 1 when a point is slower in B, 0
-// otherwise, 2 on bad input.
+// folders) and prints each shared point's change and what it was tested on (stats/compare.hpp
+// says why rounds); it exits 1 when a point is slower in B, 0 otherwise, 2 on bad input.
 // Here: main and `comet compare`; the options are options.hpp, the launches are launch_<transport>.cpp, the report and the comparison's
 // printing report.hpp, and the kernels their descriptors (comet/suite/builtin.hpp).
 #include "options.hpp"
@@ -59,7 +60,9 @@ namespace {
 int compare(int argc, char** argv) {
     po::options_description desc("comet compare A B: run B against run A (each a results.json or a report folder), point by point");
     desc.add_options()("help,h", "show this help")(
-        "alpha", po::value<std::string>()->default_value("0.01"), "significance level of the two-sided Mann-Whitney U test")(
+        "alpha", po::value<std::string>()->default_value("0.01"),
+        "significance level of the two-sided test: Mann-Whitney U of the round medians (Welch's t with under 7 rounds a side; "
+        "U of the samples where a side has one round)")(
         "threshold", po::value<std::string>()->default_value("0.10"),
         "least relative change of a median that counts as slower or faster (0.10: 10%)");
     po::options_description runs;

@@ -125,6 +125,9 @@ inline settings parse_command_line(int argc, char** argv) {
         "reps", po::value<std::string>(), "iterations per sample, fixed (the thesis' max_times; default: calibrated to the clock)")(
         "samples", po::value<std::string>(), "samples per point at least (default 15)")(
         "max-samples", po::value<std::string>(), "samples per point at most (default 101; equal to --samples: exactly that many)")(
+        "rounds", po::value<std::string>(),
+        "passes over the suite, a point's samples pooled and each pass's kept apart for comet compare "
+        "(default 8 on threads and mpi; the simulators take 1, being deterministic)")(
         "order", po::value<std::string>(), "how a kernel's points take turns: round_robin (default), shuffle, none")(
         "seed", po::value<std::string>(), "seed of the shuffled order (default 1993)")(
         "test-node", po::value<std::string>(), "the rank that times (default 0)")(
@@ -244,6 +247,12 @@ inline settings parse_command_line(int argc, char** argv) {
         sampling.seed = static_cast<std::uint64_t>(integer("seed", vm["seed"].as<std::string>(), 0, std::numeric_limits<long long>::max()));
     c.sampling = sampling;
     s.sampling_given = vm.count("reps") || vm.count("samples") || vm.count("max-samples");
+    if (vm.count("rounds")) {
+        s.rounds = static_cast<int>(integer("rounds", vm["rounds"].as<std::string>(), 1, 1000));
+        if (s.rounds > 1 && (s.transport == "ipsc860" || s.transport == "ipsc1"))
+            throw usage_error("--rounds " + std::to_string(s.rounds) + ": the simulated " + s.transport +
+                              " is deterministic, every round would measure the same; leave --rounds out");
+    }
     if (vm.count("test-node")) {
         const int n = static_cast<int>(integer("test-node", vm["test-node"].as<std::string>(), 0, max_nodes(s.transport) - 1));
         c.transfer.test_node = c.broadcast.test_node = c.global_sum.test_node = c.barrier.test_node = n;

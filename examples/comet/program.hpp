@@ -3,9 +3,11 @@
 #pragma once
 
 #include <comet/report/context.hpp>
+#include <comet/stats/compare.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/suite/suite.hpp>
 
+#include <algorithm>
 #include <exception>
 #include <optional>
 #include <stdexcept>
@@ -33,6 +35,10 @@ struct settings {
     /// Whether --reps, --samples or --max-samples was given (else a launch may choose how its
     /// transport is best sampled: the simulator takes the thesis' fixed loops).
     bool sampling_given = false;
+    /// --rounds R: passes over the suite, each taking a point's full sampling, one after the
+    /// other; a point's record pools them and says how many samples each round took
+    /// (comet::record::rounds). 0: the transport's default (rounds_default).
+    int rounds = 0;
     /// --set key=value, in order: settings of the chosen transport (e.g. the simulated
     /// machine's parameters), for its launch to interpret.
     std::vector<std::pair<std::string, std::string>> transport_options;
@@ -61,6 +67,52 @@ struct outcome {
     /// The error that stopped it, rethrown once the report is written (none for a signal).
     std::exception_ptr failure;
 };
+
+/// Rounds a run on real hardware takes unless --rounds says otherwise. Why rounds at all: a
+/// point's samples are taken within milliseconds, under one state of the machine (which cores
+/// the ranks got, how far apart, what else ran), and that state moves between the stretches of
+/// a run by more than the samples spread; rounds spread over the run let `comet compare` test
+/// a point on how its round medians vary, instead of taking one stretch's samples for the
+/// run's (comet/stats/compare.hpp). Why 8: from 7 a side compare tests the rounds with the
+/// U test, which a round caught in another state of the machine does not blind (below, with
+/// Welch's t, it does), and at 8 a side up to 7 of the 64 pairs of rounds may be out of order
+/// with p still below 0.01. Each round costs a full pass of the suite.
+inline constexpr int rounds_default = 8;
+
+/// Adds `round`, a further pass over the points already in `into`, to `into`: each point's
+/// samples (and overheads) after those of its earlier rounds, and their count in
+/// record::rounds; a first round is copied with one count a record. A point `into` lacks
+/// (none, unless a round stopped short) is added as it is. The params, iterations and stop
+/// reason stay the first round's; notes are kept once each.
+inline void add_round(comet::result_set& into, const comet::result_set& round) {
+    const bool first = into.records.empty();
+    for (std::size_t i = 0; i < round.records.size(); ++i) {
+        const comet::record& r = round.records[i];
+        comet::record* at = nullptr;
+        if (!first) {
+            // The same config measures the same points in the same order: look there first.
+            const std::string name = comet::point_name(r);
+            if (i < into.records.size() && comet::point_name(into.records[i]) == name) at = &into.records[i];
+            for (std::size_t j = 0; !at && j < into.records.size(); ++j)
+                if (comet::point_name(into.records[j]) == name) at = &into.records[j];
+        }
+        if (!at) {
+            into.records.push_back(r);
+            into.records.back().rounds = {r.samples.size()};
+            continue;
+        }
+        if (at->overheads.size() == at->samples.size() && r.overheads.size() == r.samples.size())
+            at->overheads.insert(at->overheads.end(), r.overheads.begin(), r.overheads.end());
+        else
+            at->overheads.clear();
+        at->samples.insert(at->samples.end(), r.samples.begin(), r.samples.end());
+        at->rounds.push_back(r.samples.size());
+        for (const auto& n : r.notes)
+            if (std::find(at->notes.begin(), at->notes.end(), n) == at->notes.end()) at->notes.push_back(n);
+    }
+    // A round that kept no sample of a point is no round of it.
+    for (auto& r : into.records) std::erase(r.rounds, std::size_t{0});
+}
 
 /// Checks that --test-node names a rank of every group of `groups`: the test node measures and
 /// its records are the report's.

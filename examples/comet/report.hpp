@@ -13,6 +13,7 @@
 #include <comet/suite/suite.hpp>
 #include <comet/timing/clock.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -87,33 +88,60 @@ inline std::string run_text(const comet::context& c) {
     return out;
 }
 
-/// What `comet compare` prints: the two runs and their writers' notes, a line per point both
-/// measured (medians in µs, change of B against A, the U test's p, the verdict), the summary,
-/// and the points only one run has. Returns whether a point regressed (exit status 1).
+/// What `comet compare` prints: the two runs and their writers' notes, what the test is and
+/// what it can see, a line per point both measured (samples and rounds on each side, medians in
+/// µs, change of B against A, the p-value, the verdict), each kernel's points taken together,
+/// the summary, and the points only one run has. Returns whether a point regressed (exit
+/// status 1).
 inline bool write_comparison(std::ostream& out, const comet::run_comparison& c, const std::string& name_a, const comet::results_file& a,
                              const std::string& name_b, const comet::results_file& b) {
     using comet::detail::table::fixed;
     using comet::detail::table::general;
     const auto percent = [](double v) { return fixed(v * 100.0, 0); };
+    const auto signed_percent = [](double v) { return (v >= 0 ? "+" : "") + fixed(v * 100.0, 1) + "%"; };
     out << "A  " << name_a << "  (" << run_text(a.ctx) << ")\n"
         << "B  " << name_b << "  (" << run_text(b.ctx) << ")\n";
     // What each run's writer said about its machine: a loaded machine explains a change
     // better than any code does.
     for (const auto& n : a.notes) out << "note: A: " << n << '\n';
     for (const auto& n : b.notes) out << "note: B: " << n << '\n';
-    out << "each point: B's samples against A's in a two-sided Mann-Whitney U test; slower or faster when p < "
-        << general(c.options.alpha) << " and the median moved by more than " << percent(c.options.threshold) << "%\n\n";
+    // What was tested, so that a flagged point is taken for no more than it is.
+    const std::size_t on_rounds = c.tested_on(comet::compare_unit::rounds), on_samples = c.points.size() - on_rounds;
+    if (on_rounds) {
+        const auto by_u = static_cast<std::size_t>(
+            std::count_if(c.points.begin(), c.points.end(), [](const comet::point_change& p) { return p.round_u.has_value(); }));
+        out << "tested on rounds (" << on_rounds << " of " << c.points.size() << " points): B's round medians against A's in "
+            << (by_u == on_rounds ? std::string("a two-sided Mann-Whitney U test")
+                : by_u == 0       ? std::string("Welch's two-sided t test (under 7 rounds a side)")
+                                  : "a two-sided Mann-Whitney U test (" + std::to_string(by_u) + " points) or, under 7 rounds a side, Welch's t test")
+            << "; it sees how the machine's state moved a point between the rounds of a run, not what held for a whole run on both "
+               "sides\n";
+    }
+    if (on_samples)
+        out << "tested on samples (" << on_samples << " of " << c.points.size()
+            << " points, measured in one round on a side): B's samples against A's in a two-sided Mann-Whitney U test; it sees "
+               "only how samples taken milliseconds apart spread, so a change of the machine's state between the runs reads as a "
+               "change of the point (comet takes 8 rounds unless --rounds says otherwise)\n";
+    out << "each point: slower or faster when p < " << general(c.options.alpha) << " and the median moved by more than "
+        << percent(c.options.threshold) << "%\n\n";
     comet::detail::table::text_table t{
-        .headers = {"point", "n A", "n B", "median A[µs]", "median B[µs]", "change", "p", "verdict"},
-        .left = {true, false, false, false, false, false, false, true}};
+        .headers = {"point", "n A", "n B", "rounds", "median A[µs]", "median B[µs]", "change", "p", "verdict"},
+        .left = {true, false, false, false, false, false, false, false, true}};
     for (const auto& p : c.points) {
-        std::string change = "-";
-        if (p.change) change = (*p.change >= 0 ? "+" : "") + fixed(*p.change * 100.0, 1) + "%";
-        t.rows.push_back({p.name, std::to_string(p.n_a), std::to_string(p.n_b), comet::detail::table::significant(p.median_a * 1e6),
-                          comet::detail::table::significant(p.median_b * 1e6), change, general(p.test.p),
-                          std::string(comet::to_string(p.verdict))});
+        t.rows.push_back({p.name, std::to_string(p.n_a), std::to_string(p.n_b), std::to_string(p.rounds_a) + "/" + std::to_string(p.rounds_b),
+                          comet::detail::table::significant(p.median_a * 1e6), comet::detail::table::significant(p.median_b * 1e6),
+                          p.change ? signed_percent(*p.change) : std::string("-"), general(p.p), std::string(comet::to_string(p.verdict))});
     }
     t.write(out);
+    // Each kernel's points together: a whole kernel moved one way is what a state of the
+    // machine lasting its stretch does, and what a change to the transport does too.
+    comet::detail::table::text_table k{.headers = {"kernel", "points", "slower", "faster", "median change", "up", "down"},
+                                       .left = {true, false, false, false, false, false, false}};
+    for (const auto& x : comet::by_kernel(c))
+        k.rows.push_back({x.kernel, std::to_string(x.points), std::to_string(x.slower), std::to_string(x.faster),
+                          x.median_change ? signed_percent(*x.median_change) : std::string("-"), std::to_string(x.up), std::to_string(x.down)});
+    out << "\nby kernel:\n";
+    k.write(out);
     const std::size_t slower = c.count(comet::change_verdict::slower), faster = c.count(comet::change_verdict::faster);
     const std::size_t same = c.points.size() - slower - faster;
     const std::size_t small = c.significant() - slower - faster;  // significant, but within the threshold

@@ -63,7 +63,8 @@ inline comet::report sample_report() {
          .overheads = {2e-8, 2.5e-8, 2e-8, 2e-8},
          .iterations = 32,
          .stop = "interval",
-         .notes = {"samples shorter than the clock allows"}},
+         .notes = {"samples shorter than the clock allows"},
+         .rounds = {3, 1}},
         {.kernel = "contention", .params = {{"size", 486}, {"load", 0.5}, {"mode", "idle"}}, .samples = {1e-5, 2e-5}},
         {.kernel = "barrier", .params = {}, .samples = {}},
     };
@@ -92,6 +93,18 @@ BOOST_AUTO_TEST_CASE(round_trip_through_write_json) {
     BOOST_TEST((comet::read_results(noted).notes == std::vector<std::string>{"load average 6.47 on 2 cores at the start"}));
     BOOST_TEST(json_read_test::error_of("{\"schema_version\": 1, \"context\": {\"notes\": [1]}, \"results\": []}") ==
                "r.json:1: context.notes[0]: expected a string, found a number");
+}
+
+BOOST_AUTO_TEST_CASE(rounds_must_account_for_every_sample) {
+    // The samples per round, round after round (comet --rounds): each at least 1, and together
+    // every sample, or the round medians compare tests on would be of the wrong samples.
+    const auto doc = [](const std::string& rounds) {
+        return "{\"schema_version\": 1,\n\"results\": [\n{\"kernel\": \"echo\", \"params\": {\"size\": 8},\n\"samples\": [1, 2, 3],\n\"rounds\": " +
+               rounds + "}\n]}";
+    };
+    BOOST_TEST((comet::read_results(doc("[2, 1]")).results.records.at(0).rounds == std::vector<std::size_t>{2, 1}));
+    BOOST_TEST(json_read_test::error_of(doc("[2, 2]")) == "r.json:5: results[0].rounds: the rounds' counts add up to 4, not to the 3 samples");
+    BOOST_TEST(json_read_test::error_of(doc("[3, 0]")) == "r.json:5: results[0].rounds[1]: expected an integer >= 1, found a number");
 }
 
 BOOST_AUTO_TEST_CASE(an_integral_real_param_reads_back_as_an_integer) {

@@ -1,7 +1,10 @@
 // Tests of comet/stats/compare.hpp: the Mann–Whitney U test against U and p computed by hand
 // (each computation in the comment beside it; SciPy 1.10's mannwhitneyu prints the same
 // numbers), and compare_runs: matching by name without the descriptive params, the verdicts
-// and the threshold, points in one run only, and its one-line errors.
+// and the threshold, points in one run only, and its one-line errors; Welch's t test against t
+// and its degrees of freedom computed by hand, and the test on rounds: a state of the machine
+// that moves a run's rounds is not a change, a change every round shows is, and a side of one
+// round falls back to the samples.
 #include <comet/stats/compare.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -43,6 +46,17 @@ inline std::vector<double> around(double median) {
     std::vector<double> out;
     for (int i = 0; i < 15; ++i) out.push_back(median * (1.0 + 0.002 * ((i * 7) % 15 - 7)));
     return out;
+}
+
+/// A record of `levels.size()` rounds, the i-th round 15 samples around levels[i] (around()).
+inline comet::record in_rounds(std::int64_t size, const std::vector<double>& levels) {
+    comet::record r = echo(size, {});
+    for (double level : levels) {
+        const auto round = around(level);
+        r.samples.insert(r.samples.end(), round.begin(), round.end());
+        r.rounds.push_back(round.size());
+    }
+    return r;
 }
 
 }  // namespace compare_test
@@ -240,6 +254,148 @@ BOOST_AUTO_TEST_CASE(errors_are_one_line) {
     BOOST_TEST(throws_saying([&] { comet::compare_runs(twice, a); }, "compare_runs: run A has two records of echo/size:8/hops:1/nodes:2"));
     BOOST_TEST(throws_saying([&] { comet::compare_runs(a, a, {.alpha = 0.0}); }, "compare_runs: alpha = 0 is outside (0, 1)"));
     BOOST_TEST(throws_saying([&] { comet::compare_runs(a, a, {.threshold = -0.1}); }, "threshold = -0.1 is not a finite number >= 0"));
+}
+
+BOOST_AUTO_TEST_CASE(welch_t_by_hand) {
+    // a = {1, 2, 3, 4}: mean 2.5, s² = (2.25 + 0.25 + 0.25 + 2.25)/3 = 5/3, s²/n = 5/12.
+    // b = {3, 4, 5, 6, 7}: mean 5, s² = (4 + 1 + 0 + 1 + 4)/4 = 2.5, s²/n = 1/2.
+    //   t = (5 − 2.5)/√(5/12 + 1/2) = 2.5/√(11/12) = 2.611165
+    //   ν = (11/12)² / ((5/12)²/3 + (1/2)²/4) = 0.840278/0.120370 = 6.980769
+    const std::vector<double> a{1, 2, 3, 4}, b{3, 4, 5, 6, 7};
+    const comet::welch w = comet::welch_t(a, b);
+    BOOST_TEST(w.t == 2.5 / std::sqrt(11.0 / 12.0), boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(w.dof == (121.0 / 144.0) / (25.0 / 432.0 + 1.0 / 16.0), boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(w.p == 2.0 * comet::student_t_sf(w.t, w.dof), boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(w.p > 0.01);  // 0.035: between the 5% and the 1% level
+    BOOST_TEST(w.p < 0.05);
+    // The other way round: t changes sign, p stays.
+    const comet::welch r = comet::welch_t(b, a);
+    BOOST_TEST(r.t == -w.t, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(r.p == w.p, boost::test_tools::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(welch_t_without_spread_and_its_errors) {
+    // No spread on either side: equal values are no change (p = 1), different ones a certain one (p = 0).
+    const std::vector<double> two{2, 2, 2}, three{3, 3};
+    BOOST_TEST(comet::welch_t(two, two).p == 1.0);
+    const comet::welch w = comet::welch_t(two, three);
+    BOOST_TEST(w.p == 0.0);
+    BOOST_TEST(w.t > 0.0);
+    const std::vector<double> one{1.0}, nan{1.0, std::nan("")};
+    BOOST_TEST(compare_test::throws_saying([&] { comet::welch_t(one, two); }, "welch_t: the first set has 1 value, fewer than 2"));
+    BOOST_TEST(compare_test::throws_saying([&] { comet::welch_t(two, nan); }, "welch_t: sample 1 is NaN"));
+}
+
+BOOST_AUTO_TEST_CASE(round_medians_split_the_samples) {
+    comet::record r = compare_test::echo(8, {1, 5, 3, 10, 20});
+    BOOST_TEST(comet::round_medians(r) == std::vector<double>{5.0});  // one round: the median of all samples
+    r.rounds = {3, 2};
+    BOOST_TEST(comet::round_medians(r) == (std::vector<double>{3.0, 15.0}));
+    r.rounds = {3, 3};
+    BOOST_TEST(compare_test::throws_saying([&] { comet::round_medians(r); }, "round_medians: echo: the rounds hold 6 samples, the record 5"));
+}
+
+BOOST_AUTO_TEST_CASE(a_state_that_moves_the_rounds_is_not_a_change) {
+    // Each run's rounds sit at levels up to 15% apart (the machine's state of each round's
+    // stretch), every round's samples within ±1.4%. B's levels are another draw: its pooled
+    // median is 15% above A's, and the U test of the pooled samples finds that certain. On the
+    // rounds: means 1.01 and 1.14, each with s² = 0.037/4 = 0.00925, s²/n = 0.00185;
+    // t = 0.13/√0.0037 = 2.137 with ν = 8, p = 0.065: what the rounds vary by explains it.
+    const comet::result_set a{{compare_test::in_rounds(8, {1.00e-6, 1.15e-6, 0.90e-6, 1.05e-6, 0.95e-6})}};
+    const comet::result_set b{{compare_test::in_rounds(8, {1.20e-6, 1.00e-6, 1.25e-6, 1.10e-6, 1.15e-6})}};
+    const comet::run_comparison c = comet::compare_runs(a, b);
+    BOOST_TEST_REQUIRE(c.points.size() == 1u);
+    const auto& p = c.points[0];
+    BOOST_TEST((p.unit == comet::compare_unit::rounds));
+    BOOST_TEST(p.rounds_a == 5u);
+    BOOST_TEST(p.rounds_b == 5u);
+    BOOST_TEST(*p.change > c.options.threshold);  // the medians moved by more than the threshold ...
+    BOOST_TEST(p.test.p < c.options.alpha);       // ... and the samples' U test calls it certain ...
+    BOOST_TEST_REQUIRE(p.round_test.has_value());
+    BOOST_TEST(p.round_test->dof == 8.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(p.round_test->t == 0.13 / std::sqrt(0.0037), boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(p.p == p.round_test->p);
+    BOOST_TEST(!p.significant);  // ... but the rounds vary as much
+    BOOST_TEST((p.verdict == comet::change_verdict::same));
+    BOOST_TEST(!c.regressed());
+    BOOST_TEST(c.tested_on(comet::compare_unit::rounds) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_change_every_round_shows_is_flagged_point_by_point) {
+    // A transport 20% slower everywhere: every point of the kernel, every round, ×1.2, the
+    // rounds 3% apart. Each point is slower on its own, and the kernel's line says all moved.
+    const std::vector<double> levels{1.00e-6, 1.03e-6, 0.98e-6, 1.02e-6, 0.97e-6};
+    comet::result_set a, b;
+    for (std::int64_t size : {0, 8, 64, 512}) {
+        a.records.push_back(compare_test::in_rounds(size, levels));
+        b.records.push_back(compare_test::in_rounds(size, compare_test::scaled(levels, 1.2)));
+    }
+    const comet::run_comparison c = comet::compare_runs(a, b);
+    BOOST_TEST(c.count(comet::change_verdict::slower) == 4u);
+    for (const auto& p : c.points) {
+        BOOST_TEST((p.unit == comet::compare_unit::rounds));
+        BOOST_TEST(p.p < c.options.alpha);
+        BOOST_TEST(p.round_test->t > 0.0);
+    }
+    BOOST_TEST(c.regressed());
+    const auto k = comet::by_kernel(c);
+    BOOST_TEST_REQUIRE(k.size() == 1u);
+    BOOST_TEST(k[0].kernel == "echo");
+    BOOST_TEST(k[0].points == 4u);
+    BOOST_TEST(k[0].slower == 4u);
+    BOOST_TEST(k[0].up == 4u);
+    BOOST_TEST(*k[0].median_change == 0.2, boost::test_tools::tolerance(1e-9));
+    // The same runs the other way round: faster, no regression.
+    const comet::run_comparison back = comet::compare_runs(b, a);
+    BOOST_TEST(back.count(comet::change_verdict::faster) == 4u);
+    BOOST_TEST(!back.regressed());
+}
+
+BOOST_AUTO_TEST_CASE(enough_rounds_are_ranked_so_a_jumping_round_hides_nothing) {
+    // 1 µs more per message on a 6 µs echo, 16 rounds a side, 3 of each side's rounds caught
+    // in the other state of the machine (0.2 µs, and 1.2 µs with the delay). Welch's t sees
+    // the spread of the jumping rounds and calls the +18% unsure; ranked, the 13 steady rounds
+    // of B stand above the 13 of A, and only A's 13 against B's 3 jumping ones are out of
+    // order: U_a = 39 of 256, z = (128 − 39 − ½)/√(16·16·33/12) = 3.34, p = 0.0008.
+    std::vector<double> plain(13, 6.0e-6), held(13, 7.1e-6);
+    for (std::size_t i = 0; i < plain.size(); ++i) plain[i] += 0.01e-6 * static_cast<double>(i), held[i] += 0.01e-6 * static_cast<double>(i);
+    plain.insert(plain.end(), {0.20e-6, 0.21e-6, 0.22e-6});
+    held.insert(held.end(), {1.20e-6, 1.21e-6, 1.22e-6});
+    const comet::result_set a{{compare_test::in_rounds(8, plain)}}, b{{compare_test::in_rounds(8, held)}};
+    BOOST_TEST(comet::u_test_resolves(16, 16, 0.01));
+    const std::vector<double> ma = comet::round_medians(a.records[0]), mb = comet::round_medians(b.records[0]);
+    BOOST_TEST(comet::welch_t(ma, mb).p > 0.01);  // what Welch's t would say
+    const comet::run_comparison c = comet::compare_runs(a, b);
+    const auto& p = c.points[0];
+    BOOST_TEST((p.unit == comet::compare_unit::rounds));
+    BOOST_TEST_REQUIRE(p.round_u.has_value());
+    BOOST_TEST(!p.round_test.has_value());
+    BOOST_TEST(p.p == p.round_u->p);
+    BOOST_TEST(p.round_u->u == 39.0);
+    BOOST_TEST(p.p < c.options.alpha);
+    BOOST_TEST((p.verdict == comet::change_verdict::slower));
+    // The U test's resolution: 5 a side reach 0.01 by a complete separation only (Welch's t
+    // then), 7 a side reach a tenth of it.
+    BOOST_TEST(!comet::u_test_resolves(5, 5, 0.01));
+    BOOST_TEST(comet::u_test_resolves(7, 7, 0.01));
+    BOOST_TEST(!comet::u_test_resolves(6, 6, 0.01));
+}
+
+BOOST_AUTO_TEST_CASE(one_round_on_a_side_falls_back_to_the_samples) {
+    // A run measured in one stretch has no spread of rounds to test against: the point is
+    // tested on the samples, and says so.
+    using compare_test::around;
+    const comet::result_set a{{compare_test::in_rounds(8, {1e-6, 1.01e-6, 0.99e-6})}};
+    const comet::result_set b{{compare_test::echo(8, compare_test::scaled(around(1e-6), 1.5))}};
+    const comet::run_comparison c = comet::compare_runs(a, b);
+    const auto& p = c.points[0];
+    BOOST_TEST((p.unit == comet::compare_unit::samples));
+    BOOST_TEST(p.rounds_a == 3u);
+    BOOST_TEST(p.rounds_b == 1u);
+    BOOST_TEST(!p.round_test.has_value());
+    BOOST_TEST(p.p == p.test.p);
+    BOOST_TEST((p.verdict == comet::change_verdict::slower));
+    BOOST_TEST(c.tested_on(comet::compare_unit::samples) == 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

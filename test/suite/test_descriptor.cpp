@@ -154,10 +154,13 @@ BOOST_AUTO_TEST_CASE(a_kernel_added_by_one_descriptor_runs_through_the_program) 
     s.out = dir.path.string();
     const comet_program::outcome o = comet_program::run_threads(s, k);
     BOOST_TEST(o.results.of("toy").size() == 2u * 4u);  // two group sizes, four sizes each
+    // The suite's sampling reached the toy's config, in every one of the program's rounds.
+    const std::size_t rounds = comet_program::rounds_default;
     for (const auto* r : o.results.of("toy")) {
-        BOOST_TEST(r->samples.size() == 3u);  // the suite's sampling reached the toy's config
+        BOOST_TEST(r->samples.size() == 3u * rounds);
+        BOOST_TEST((r->rounds == std::vector<std::size_t>(rounds, 3u)));
         BOOST_TEST(r->iterations == 10u);
-        BOOST_TEST(r->overheads.size() == 3u);
+        BOOST_TEST(r->overheads.size() == 3u * rounds);
     }
     std::ostringstream out;
     comet_program::write_report(s, o, comet::suite_descriptors(k), out);

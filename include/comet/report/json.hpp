@@ -360,6 +360,12 @@ inline void write_record(writer& w, const record& r) {
         w.end_array();
     }
     if (!r.stop.empty()) w.member("stop", r.stop);
+    if (!r.rounds.empty()) {
+        w.key("rounds");
+        w.begin_array(true);
+        for (std::size_t n : r.rounds) w.integer(n);
+        w.end_array();
+    }
     if (!r.notes.empty()) {
         w.key("notes");
         w.begin_array(true);

@@ -367,6 +367,18 @@ public:
         if (const value* it = v.find("iterations")) r.iterations = static_cast<std::size_t>(integer(*it, path + ".iterations"));
         if (const value* o = v.find("overheads")) r.overheads = numbers(*o, path + ".overheads");
         if (const value* st = v.find("stop")) r.stop = text(*st, path + ".stop");
+        if (const value* rs = v.find("rounds")) {
+            // Samples per round, round after round: they must account for every sample.
+            of(*rs, value::kind::array, path + ".rounds");
+            std::size_t total = 0;
+            for (std::size_t i = 0; i < rs->items.size(); ++i) {
+                r.rounds.push_back(static_cast<std::size_t>(integer(rs->items[i], path + ".rounds[" + std::to_string(i) + "]", 1)));
+                total += r.rounds.back();
+            }
+            if (total != r.samples.size())
+                p_.fail_at(rs->line, path + ".rounds: the rounds' counts add up to " + std::to_string(total) + ", not to the " +
+                                         std::to_string(r.samples.size()) + " samples");
+        }
         if (const value* ns = v.find("notes")) {
             of(*ns, value::kind::array, path + ".notes");
             for (std::size_t i = 0; i < ns->items.size(); ++i)

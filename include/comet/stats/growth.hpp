@@ -29,7 +29,7 @@
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>

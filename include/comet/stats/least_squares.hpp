@@ -15,11 +15,16 @@
 
 #include <comet/core/errors.hpp>
 
-#include <Eigen/Dense>
+// Eigen's dense core only: the factorisation below is written out (factor_pivoted_qr). LU stays
+// because callers have always had inverse() from this header, e.g. to check (XᵀX)⁻¹.
+#include <Eigen/Core>
+#include <Eigen/LU>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <utility>
@@ -47,6 +52,101 @@ struct least_squares {
     double ssr = 0.0;             ///< summed squared residual
 };
 
+/// Column-pivoting Householder QR of X (n×k, n ≥ k), X·P = Q·R: R on and above the diagonal of
+/// `r`, the Householder vectors v_j = (1, r(j+1, j), …, r(n−1, j)) below it, Q = H_0·…·H_(k−1)
+/// with H_j = I − tau(j)·v_j·v_jᵀ; position a of X·P is column perm(a) of X.
+struct pivoted_qr {
+    Eigen::MatrixXd r;
+    Eigen::VectorXd tau;
+    Eigen::Matrix<Eigen::Index, Eigen::Dynamic, 1> perm;
+    Eigen::Index rank = 0;  ///< pivots above `threshold` times the largest one
+};
+
+/// Factors X as Eigen's ColPivHouseholderQR::compute does (Eigen 3.4: the same pivot choice,
+/// reflectors, LAPACK norm downdating and rank count, so the same decisions; sums may round
+/// differently in the last bit), written out because that class's templates cost ~0.75 s of
+/// compile time in every translation unit that includes this header, whether it fits or not:
+/// an inline function's body is compiled, and the templates it names instantiated, in every
+/// translation unit that sees it.
+inline pivoted_qr factor_pivoted_qr(Eigen::MatrixXd x, double threshold) {
+    const Eigen::Index n = x.rows(), k = x.cols();
+    pivoted_qr qr{std::move(x), Eigen::VectorXd(k), Eigen::Matrix<Eigen::Index, Eigen::Dynamic, 1>(k), 0};
+    Eigen::MatrixXd& r = qr.r;
+    std::iota(qr.perm.data(), qr.perm.data() + k, Eigen::Index{0});
+    const auto tail_norm = [&](Eigen::Index c, Eigen::Index from) {
+        double sum = 0.0;
+        for (Eigen::Index i = from; i < n; ++i) sum += r(i, c) * r(i, c);
+        return std::sqrt(sum);
+    };
+    // Column norms, downdated after each step (LAPACK xGEQP3, LAWN 176) and recomputed when the
+    // downdate has lost too much accuracy.
+    Eigen::VectorXd updated(k), direct(k);
+    for (Eigen::Index c = 0; c < k; ++c) updated(c) = direct(c) = tail_norm(c, 0);
+    const double eps = std::numeric_limits<double>::epsilon();
+    const double largest_norm = k > 0 ? *std::max_element(updated.data(), updated.data() + k) : 0.0;
+    // A pivot column whose squared norm is below this times its row count is zero for all
+    // purposes: the pivots from there on do not count towards the rank.
+    const double negligible = (largest_norm * eps) * (largest_norm * eps) / static_cast<double>(n);
+    const double downdate_threshold = std::sqrt(eps);
+    Eigen::Index nonzero_pivots = k;
+    double max_pivot = 0.0;
+    for (Eigen::Index j = 0; j < k; ++j) {
+        Eigen::Index biggest = j;  // the first of equal norms, as Eigen's maxCoeff
+        for (Eigen::Index c = j + 1; c < k; ++c)
+            if (updated(c) > updated(biggest)) biggest = c;
+        if (nonzero_pivots == k && updated(biggest) * updated(biggest) < negligible * static_cast<double>(n - j))
+            nonzero_pivots = j;
+        if (biggest != j) {
+            for (Eigen::Index i = 0; i < n; ++i) std::swap(r(i, j), r(i, biggest));
+            std::swap(updated(j), updated(biggest));
+            std::swap(direct(j), direct(biggest));
+            std::swap(qr.perm(j), qr.perm(biggest));
+        }
+        // The reflector that maps r(j.., j) onto beta·e_0.
+        double tail = 0.0;
+        for (Eigen::Index i = j + 1; i < n; ++i) tail += r(i, j) * r(i, j);
+        const double c0 = r(j, j);
+        double beta = c0, tau = 0.0;
+        if (tail <= std::numeric_limits<double>::min()) {
+            for (Eigen::Index i = j + 1; i < n; ++i) r(i, j) = 0.0;
+        } else {
+            beta = std::sqrt(c0 * c0 + tail);
+            if (c0 >= 0.0) beta = -beta;
+            for (Eigen::Index i = j + 1; i < n; ++i) r(i, j) /= c0 - beta;
+            tau = (beta - c0) / beta;
+        }
+        r(j, j) = beta;
+        qr.tau(j) = tau;
+        max_pivot = std::max(max_pivot, std::abs(beta));
+        // H_j applied to the columns right of j.
+        for (Eigen::Index c = j + 1; c < k; ++c) {
+            if (n - j == 1) {
+                r(j, c) *= 1.0 - tau;
+            } else if (tau != 0.0) {
+                double w = 0.0;
+                for (Eigen::Index i = j + 1; i < n; ++i) w += r(i, j) * r(i, c);
+                w += r(j, c);
+                r(j, c) -= tau * w;
+                for (Eigen::Index i = j + 1; i < n; ++i) r(i, c) -= tau * r(i, j) * w;
+            }
+        }
+        for (Eigen::Index c = j + 1; c < k; ++c) {
+            if (updated(c) == 0.0) continue;
+            const double ratio = std::abs(r(j, c)) / updated(c);
+            const double left = std::max(0.0, (1.0 + ratio) * (1.0 - ratio));
+            const double drift = updated(c) / direct(c);
+            if (left * drift * drift <= downdate_threshold) {
+                direct(c) = tail_norm(c, j + 1);
+                updated(c) = direct(c);
+            } else {
+                updated(c) *= std::sqrt(left);
+            }
+        }
+    }
+    for (Eigen::Index i = 0; i < nonzero_pivots; ++i) qr.rank += std::abs(r(i, i)) > threshold * max_pivot ? 1 : 0;
+    return qr;
+}
+
 /// Least squares X·beta ≈ y with (XᵀX)⁻¹. Each column is scaled to unit maximum first: sizes (up
 /// to 1e6) and an intercept column (1) differ by orders of magnitude, and the rank decision of
 /// the pivoting QR compares column norms, so unscaled it could call a perfectly good design
@@ -63,21 +163,19 @@ inline std::optional<least_squares> fit_least_squares(Eigen::MatrixXd x, const E
         x.col(c) /= scale(c);
     }
     if (n < k) return std::nullopt;
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(n, k);
-    // Eigen's default rank threshold (a few ulps) lets rounding noise of an exactly collinear
+    // A rank threshold of a few ulps (Eigen's default) lets rounding noise of an exactly collinear
     // design (a hop column that is a copy of the size column) pass as rank. With unit-scaled
     // columns, a pivot 1e-10 of the largest means the columns are dependent for all purposes.
-    qr.setThreshold(1e-10);
-    qr.compute(x);
-    if (qr.rank() < k) return std::nullopt;
-    // Everything after the factorisation is written out, on the k×k triangle (k ≤ 3 here) and
-    // the n-vector y, rather than with qr.solve(), Eigen's triangular solves, permutation and
+    const pivoted_qr qr = factor_pivoted_qr(x, 1e-10);
+    if (qr.rank < k) return std::nullopt;
+    // Everything after the factorisation is written out too, on the k×k triangle (k ≤ 3 here)
+    // and the n-vector y, rather than with Eigen's triangular solves, permutation and
     // matrix-vector products: for a few dozen multiplications those templates cost ~1.5 s of
     // compile time in every translation unit that includes this header (the umbrella header
     // does, and so does any program that runs the suite's analyses).
-    const auto& qr_r = qr.matrixQR();  // R on and above the diagonal, the Householder vectors below it
-    const auto& tau = qr.hCoeffs();
-    const auto& perm = qr.colsPermutation().indices();  // position a of X_s·P is column perm(a) of X_s
+    const Eigen::MatrixXd& qr_r = qr.r;  // R on and above the diagonal, the Householder vectors below it
+    const Eigen::VectorXd& tau = qr.tau;
+    const auto& perm = qr.perm;  // position a of X_s·P is column perm(a) of X_s
 
     // Qᵀ·y, one reflector at a time: Q = H_0·H_1·…·H_(k−1), H_j = I − τ_j·v_j·v_jᵀ, where
     // v_j = (0, …, 0, 1, qr_r(j+1, j), …, qr_r(n−1, j)).
@@ -129,7 +227,7 @@ inline std::optional<least_squares> fit_least_squares(Eigen::MatrixXd x, const E
 
 }  // namespace detail
 
-/// Fits y = intercept + slope·x by least squares (Eigen's column-pivoting Householder QR), with
+/// Fits y = intercept + slope·x by least squares (column-pivoting Householder QR), with
 /// the standard errors of both coefficients (from 3 points on).
 /// @throws invalid_argument when the sizes differ, there are fewer than 2 points, every x is
 ///         the same, or a value is not finite.

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -134,6 +135,13 @@ struct record {
     std::string stop = {};
     /// What a reader must know about this point ("samples shorter than the clock allows ...").
     std::vector<std::string> notes = {};
+    /// How many of `samples` each round took, in order, when the point was measured in rounds
+    /// spread over the run (the samples are stored round after round; the counts add up to
+    /// `samples.size()`); empty when it was measured in one stretch. Why rounds: a point's
+    /// samples of one stretch are milliseconds apart and share the machine's state of that
+    /// moment; rounds seconds apart show how much that state moves the point
+    /// (stats/compare.hpp tests on them).
+    std::vector<std::size_t> rounds = {};
 
     friend bool operator==(const record&, const record&) = default;
 };

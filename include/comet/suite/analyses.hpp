@@ -22,11 +22,22 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace comet::analyses {
 
 namespace detail {
+
+/// Moves the elements of `from` to the end of `to`. Why not `to.insert(to.end(), ...)`: a
+/// vector's range insert instantiates its own copy, move and reallocation templates for every
+/// element type, compiled wherever this header is included (the umbrella header too), while
+/// the push_back it stands for is the one the analyses already instantiate to build `from`.
+template <class T>
+void append(std::vector<T>& to, std::vector<T>&& from) {
+    to.reserve(to.size() + from.size());
+    for (T& x : from) to.push_back(std::move(x));
+}
 
 /// The records of `kernel` measured on the largest group in `results` (the thesis fits its
 /// echo and exchange figures on its largest machine, 16 nodes).
@@ -52,11 +63,11 @@ inline kernel_analysis transfer_fits() {
             transfer_fit_options fo;
             if (opt.break_size) fo.break_size = opt.break_size;
             else fo.find_break = true;
-            const std::vector<transfer_fit> fits = fit_transfers(at, kernel, fo);
+            std::vector<transfer_fit> fits = fit_transfers(at, kernel, fo);
             // A fit that does not hold stays in the report, flagged, and is said so here too.
             for (const auto& f : fits)
                 if (!f.valid()) r.notes.push_back("fit of " + kernel + " " + f.regime + ": " + fit_flags_text(f.flags));
-            r.fits.insert(r.fits.end(), fits.begin(), fits.end());
+            detail::append(r.fits, std::move(fits));
         } catch (const invalid_argument& e) {
             r.notes.push_back("no fit for " + kernel + ": " + e.what());
         }
@@ -69,8 +80,8 @@ inline kernel_analysis log_p() {
     return [](report& r, const kernel_descriptor& d, const analysis_options&) {
         if (r.results.of(d.name).empty()) return;
         try {
-            const auto fits = fit_log_p(r.results, d.name, {.stat = d.figure});
-            r.log_p.insert(r.log_p.end(), fits.begin(), fits.end());
+            auto fits = fit_log_p(r.results, d.name, {.stat = d.figure});
+            detail::append(r.log_p, std::move(fits));
         } catch (const invalid_argument&) {
             r.notes.push_back("no growth with P for " + d.name + ": it was measured on one group size; run with --nodes 2,4,8,16");
         }
@@ -84,8 +95,8 @@ inline kernel_analysis growth_in(std::string x) {
         const result_set at = detail::largest_group(r.results, d.name);
         if (at.empty()) return;
         try {
-            const auto growth = compare_growth(at, d.name, x, {.stat = d.figure});
-            r.growth.insert(r.growth.end(), growth.begin(), growth.end());
+            auto growth = compare_growth(at, d.name, x, {.stat = d.figure});
+            detail::append(r.growth, std::move(growth));
         } catch (const invalid_argument& e) {
             r.notes.push_back("no growth with " + (x == "matrix_dim" ? std::string("the matrix dimension") : x) + " for " +
                               d.name + ": " + e.what());
@@ -98,8 +109,8 @@ inline kernel_analysis slowdown_under_load() {
     return [](report& r, const kernel_descriptor& d, const analysis_options&) {
         if (r.results.of(d.name).empty()) return;
         try {
-            const auto s = contention_slowdowns(r.results, {.stat = d.figure}, d.name);
-            r.contention.insert(r.contention.end(), s.begin(), s.end());
+            auto s = contention_slowdowns(r.results, {.stat = d.figure}, d.name);
+            detail::append(r.contention, std::move(s));
         } catch (const invalid_argument& e) {
             r.notes.push_back(std::string("no contention slow-down: ") + e.what());
         }
@@ -111,8 +122,8 @@ inline kernel_analysis gain_from_overlap() {
     return [](report& r, const kernel_descriptor& d, const analysis_options&) {
         if (r.results.of(d.name).empty()) return;
         try {
-            const auto g = overlap_gains(r.results, {.stat = d.figure, .large_size = {}}, d.name);
-            r.overlap.insert(r.overlap.end(), g.begin(), g.end());
+            auto g = overlap_gains(r.results, {.stat = d.figure, .large_size = {}}, d.name);
+            detail::append(r.overlap, std::move(g));
         } catch (const invalid_argument& e) {
             r.notes.push_back(std::string("no overlap gain: ") + e.what());
         }
@@ -127,7 +138,7 @@ inline kernel_analysis commtest_statistics() {
     return [](report& r, const kernel_descriptor& d, const analysis_options&) {
         if (r.results.of(d.name).empty()) return;
         try {
-            const auto stats = commtest_statistics_of(r.results, {}, d.name);
+            auto stats = commtest_statistics_of(r.results, {}, d.name);
             // One note for all, not one per experiment: a sweep of every protocol makes dozens,
             // and the table shows each flagged statistic where its number would be.
             const auto flagged = std::count_if(stats.begin(), stats.end(), [](const auto& s) { return !s.flags.empty(); });
@@ -135,7 +146,7 @@ inline kernel_analysis commtest_statistics() {
                 r.notes.push_back(d.name + ": a flagged statistic in " + std::to_string(flagged) + " of " +
                                   std::to_string(stats.size()) +
                                   " experiments (negative a, b not positive, or model error too large); see the commtest section");
-            r.commtest.insert(r.commtest.end(), stats.begin(), stats.end());
+            detail::append(r.commtest, std::move(stats));
         } catch (const invalid_argument& e) {
             r.notes.push_back("no commtest statistics for " + d.name + ": " + e.what());
         }
