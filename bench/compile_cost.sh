@@ -5,7 +5,12 @@
 #   1. an application's TU that includes one kernel and the threads transport and calls the
 #      kernel (kernels/echo.hpp + transport/threads.hpp, echo on 2 ranks): <= 1.5 s;
 #   2. a TU that includes the umbrella header comet/comet.hpp, with an empty main: <= 3 s;
-#   3. stats/fit.hpp alone (the fits and their Eigen solver), for information.
+#   3. stats/fit.hpp alone (the fits and their Eigen solver), for information;
+#
+# and, under each of the first two, its floor: a TU that includes the same standard and
+# third-party headers as comet's headers in it do (Eigen/Core in the umbrella) and nothing of
+# comet. What a header-only comet can cost is that floor plus its own parsing and the code its
+# templates generate; a target below the floor is out of reach of any header-only layout.
 #
 # Each TU is compiled RUNS times (default 3), the three in turn so that a change of the
 # machine's speed during the run lands on all of them alike; the table gives the median and
@@ -93,7 +98,27 @@ compile() {
     awk '{ printf "%.2f %d\n", $1 + $2, $3 }' "$work/$1.usage" >>"$work/$1.runs$3"
 }
 
-tus=(kernel_threads umbrella fit)
+# floor_of NAME: writes $work/NAME_floor.cpp, the headers outside comet that comet's headers in
+# NAME.cpp include (those the preprocessor really opened: a header under an #if that is off is
+# left out), with an empty main.
+floor_of() {
+    local opened headers
+    opened=$("$cxx" "${flags[@]}" -I "$root/include" -H -E "$work/$1.cpp" -o /dev/null 2>&1 | sed -n 's/^\.\+ //p')
+    headers=$(grep -h '/include/comet/' <<<"$opened" | sort -u | xargs grep -ho '^#include <[^>]*>' | grep -v '<comet/' | sort -u)
+    {
+        while read -r line; do
+            local h=${line#*<}
+            h=${h%>}
+            grep -q "/$h\$" <<<"$opened" && echo "$line"
+        done <<<"$headers"
+        echo
+        echo 'int main() {}'
+    } >"$work/$1_floor.cpp"
+}
+floor_of kernel_threads
+floor_of umbrella
+
+tus=(kernel_threads kernel_threads_floor umbrella umbrella_floor fit)
 for ((i = 0; i < runs; ++i)); do
     for tu in "${tus[@]}"; do
         compile "$tu" "$root" ""
@@ -120,7 +145,9 @@ echo "flags: ${flags[*]} -I include; $runs run(s) each, CPU = user + system seco
 table() {
     printf '  %-50s %8s %6s %6s %9s   %-9s\n' "translation unit" "CPU[s]" "min" "max" "peak[MB]" "target"
     row kernel_threads "kernels/echo.hpp + transport/threads.hpp, echo" 1.5 "$1"
+    row kernel_threads_floor "  floor: their $(grep -c '^#include' "$work/kernel_threads_floor.cpp") std headers alone" - "$1"
     row umbrella "comet/comet.hpp, empty main" 3 "$1"
+    row umbrella_floor "  floor: its $(grep -c '^#include' "$work/umbrella_floor.cpp") std and Eigen headers alone" - "$1"
     row fit "stats/fit.hpp alone (for information)" - "$1"
 }
 echo
