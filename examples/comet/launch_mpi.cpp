@@ -139,15 +139,16 @@ outcome launch_mpi(const settings& s) {
     const int test_node = s.suite.transfer.test_node;
     reports = world.rank() == test_node;
     const int rounds = s.rounds ? s.rounds : rounds_default;
-    std::size_t points = 0;
-    for (int p : groups) points += comet::suite_points(s.suite, p);
-    progress bar(reports ? points * static_cast<std::size_t>(rounds) : 0);  // the test node measures, so it alone shows progress
+    const auto kernels = comet::suite_kernels();
+    // The test node measures, so it alone shows progress.
+    progress bar(reports ? points_in_rounds(s.suite, later_rounds(s.suite, kernels), rounds, groups, kernels) : 0);
     comet::suite_config cfg = s.suite;
     cfg.on_point = [&bar](const comet::record& r) { bar.point(r); };
     // The reporting process keeps each point and stops on a signal; an exception escaping
     // mpi::run ends the whole job (MPI_Abort), so it writes what it has before rethrowing.
     run_log log;
     if (reports) log.attach(cfg);
+    const comet::suite_config later = later_rounds(cfg, kernels);
 
     outcome o;
     // Made before the runs: the date and the load average are the start's (on every process;
@@ -164,8 +165,10 @@ outcome launch_mpi(const settings& s) {
                 comet::result_set measured;
                 try {
                     for (int round = 0; round < rounds; ++round) {
+                        const comet::suite_config& this_round = round == 0 ? cfg : later;
+                        if (this_round.kernels.empty()) break;
                         if (round) log.next_group();
-                        add_round(measured, comet::run_suite(t, cfg));
+                        add_round(measured, comet::run_suite(t, this_round));
                     }
                     return measured;
                 } catch (const std::exception&) {
@@ -194,7 +197,7 @@ outcome launch_mpi(const settings& s) {
     // wait): the note leaves them out.
     comet::record_load_at_end(o.ctx, processes_here(world));
     o.ctx.extra.emplace_back("mpi_processes", std::to_string(processes));
-    o.ctx.extra.emplace_back("rounds", std::to_string(rounds) + " passes of the suite, each point's samples pooled (record rounds)");
+    o.ctx.extra.emplace_back("rounds", rounds_text(rounds, cfg, later));
     return o;
 }
 

@@ -81,14 +81,13 @@ outcome run_threads(const settings& s, const comet::kernel<Run>&... extra) {
     for (int p : groups) check_threads_group(p, opt);
     const std::vector<comet::kernel_descriptor> kernels = comet::suite_descriptors(extra...);
     const int rounds = s.rounds ? s.rounds : rounds_default;
-    std::size_t points = 0;
-    for (int p : groups) points += comet::suite_points(s.suite, p, kernels);
-    progress bar(points * static_cast<std::size_t>(rounds));
+    progress bar(points_in_rounds(s.suite, later_rounds(s.suite, kernels), rounds, groups, kernels));
     comet::suite_config cfg = s.suite;
     const int test_node = cfg.transfer.test_node;
     cfg.on_point = [&bar](const comet::record& r) { bar.point(r); };
     run_log log;
     log.attach(cfg);
+    const comet::suite_config later = later_rounds(cfg, kernels);
     outcome o;
     // Made before the runs: the date and the load average are the start's.
     o.ctx = comet::make_context("threads", groups.back());
@@ -98,10 +97,12 @@ outcome run_threads(const settings& s, const comet::kernel<Run>&... extra) {
         // (where the ranks land, their rings' memory) varies between rounds too.
         comet::result_set measured;
         for (int round = 0; round < rounds && !o.stopped; ++round) {
+            const comet::suite_config& this_round = round == 0 ? cfg : later;
+            if (this_round.kernels.empty()) break;
             log.next_group();
             try {
                 auto per_rank = comet::threads::run(
-                    nodes, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg, extra...); }, opt);
+                    nodes, [&](comet::threads::transport& t) { return comet::run_suite(t, this_round, extra...); }, opt);
                 add_round(measured, per_rank.at(static_cast<std::size_t>(test_node)));
             } catch (const std::exception&) {
                 outcome cut;  // the round's points up to the stop, and where and why it stopped
@@ -119,7 +120,7 @@ outcome run_threads(const settings& s, const comet::kernel<Run>&... extra) {
     // the largest group put up to that many threads into the load average.
     comet::record_load_at_end(o.ctx, *std::max_element(groups.begin(), groups.end()));
     for (const auto& [key, value] : s.transport_options) o.ctx.extra.emplace_back(key, value);
-    o.ctx.extra.emplace_back("rounds", std::to_string(rounds) + " passes of the suite, each point's samples pooled (record rounds)");
+    o.ctx.extra.emplace_back("rounds", rounds_text(rounds, cfg, later));
     // Where the ranks started: one per CPU (threads::options::pin) when the largest group fits.
     const bool pinned = !comet::threads::detail::placement(*std::max_element(groups.begin(), groups.end()), opt).empty();
     o.ctx.extra.emplace_back("placement", pinned ? "each rank started on a CPU of its own" : "as the scheduler places them");

@@ -127,7 +127,8 @@ inline settings parse_command_line(int argc, char** argv) {
         "max-samples", po::value<std::string>(), "samples per point at most (default 101; equal to --samples: exactly that many)")(
         "rounds", po::value<std::string>(),
         "passes over the suite, a point's samples pooled and each pass's kept apart for comet compare "
-        "(default 8 on threads and mpi; the simulators take 1, being deterministic)")(
+        "(default 8 on threads and mpi; the simulators take 1, being deterministic; sync, collectives, nbc and the NIST "
+        "applications, whose records describe one run, run in the first pass only)")(
         "order", po::value<std::string>(), "how a kernel's points take turns: round_robin (default), shuffle, none")(
         "seed", po::value<std::string>(), "seed of the shuffled order (default 1993)")(
         "test-node", po::value<std::string>(), "the rank that times (default 0)")(

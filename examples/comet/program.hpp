@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <exception>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -78,6 +79,38 @@ struct outcome {
 /// Welch's t, it does), and at 8 a side up to 7 of the 64 pairs of rounds may be out of order
 /// with p still below 0.01. Each round costs a full pass of the suite.
 inline constexpr int rounds_default = 8;
+
+/// `cfg` as the rounds after the first measure it: without the kernels whose records describe
+/// one run (kernel_descriptor::one_run: the NIST applications, clock sync, the windowed and
+/// nonblocking collectives), which the first round alone measures. Their records keep one
+/// round, and `comet compare` tests them on their samples (and says so).
+inline comet::suite_config later_rounds(comet::suite_config cfg, std::span<const comet::kernel_descriptor> all) {
+    std::erase_if(cfg.kernels, [&](const std::string& name) {
+        const comet::kernel_descriptor* d = comet::find_kernel(name, all);
+        return d && d->one_run;
+    });
+    return cfg;
+}
+
+/// The points a run of `first` then `rounds` − 1 rounds of `later` measures on `groups`.
+inline std::size_t points_in_rounds(const comet::suite_config& first, const comet::suite_config& later, int rounds,
+                                    const std::vector<int>& groups, std::span<const comet::kernel_descriptor> all) {
+    std::size_t points = 0;
+    for (int p : groups)
+        points += comet::suite_points(first, p, all) + static_cast<std::size_t>(rounds - 1) * comet::suite_points(later, p, all);
+    return points;
+}
+
+/// What the context says of the rounds.
+inline std::string rounds_text(int rounds, const comet::suite_config& first, const comet::suite_config& later) {
+    std::string once;  // the kernels measured in the first round only
+    for (const auto& k : first.kernels)
+        if (std::find(later.kernels.begin(), later.kernels.end(), k) == later.kernels.end()) once += (once.empty() ? "" : ", ") + k;
+    if (rounds > 1 && later.kernels.empty()) return "1 pass of the suite: its kernels' records each describe one run (" + once + ")";
+    std::string out = std::to_string(rounds) + (rounds == 1 ? " pass" : " passes") + " of the suite, each point's samples pooled (record rounds)";
+    if (rounds > 1 && !once.empty()) out += "; " + once + " in the first only (a record of one run)";
+    return out;
+}
 
 /// Adds `round`, a further pass over the points already in `into`, to `into`: each point's
 /// samples (and overheads) after those of its earlier rounds, and their count in

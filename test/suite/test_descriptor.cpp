@@ -11,6 +11,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <filesystem>
@@ -181,6 +182,50 @@ BOOST_AUTO_TEST_CASE(a_kernel_added_by_one_descriptor_runs_through_the_program) 
     BOOST_TEST(std::filesystem::exists(dir.path / "plots" / "echo_time.gp"));
     if (comet::gnuplot_available())
         BOOST_TEST(read(dir.path / "plots" / "toy_time.png").substr(0, 4) == std::string("\x89PNG"));
+}
+
+// A kernel whose records describe one run (a NIST run's service states beside its E_D) is
+// measured in the program's first round only; the others in every round. The context says so.
+BOOST_AUTO_TEST_CASE(a_kernel_describing_one_run_is_measured_in_the_first_round_only) {
+    auto k = toy_kernel();
+    k.descriptor.one_run = true;
+    scratch_dir dir;
+    comet_program::settings s;
+    s.nodes = {2};
+    s.suite.kernels = {"echo", "toy"};
+    s.suite.transfer.sizes = {8};
+    s.suite.transfer.hops = {1};
+    s.suite.sampling = comet::fixed_sampling(3, 10);
+    s.rounds = 3;
+    s.out = dir.path.string();
+    const comet_program::outcome o = comet_program::run_threads(s, k);
+    BOOST_TEST(o.results.of("toy").size() == 4u);
+    for (const auto* r : o.results.of("toy")) {
+        BOOST_TEST(r->samples.size() == 3u);
+        BOOST_TEST((r->rounds == std::vector<std::size_t>{3u}));
+    }
+    BOOST_REQUIRE(!o.results.of("echo").empty());
+    for (const auto* r : o.results.of("echo")) BOOST_TEST((r->rounds == std::vector<std::size_t>(3, 3u)));
+    const auto said = std::find_if(o.ctx.extra.begin(), o.ctx.extra.end(), [](const auto& kv) { return kv.first == "rounds"; });
+    BOOST_REQUIRE(said != o.ctx.extra.end());
+    BOOST_TEST(said->second.find("3 passes") != std::string::npos);
+    BOOST_TEST(said->second.find("toy in the first only") != std::string::npos);
+    // With only such kernels there is one pass, and the context says why.
+    s.suite.kernels = {"toy"};
+    const comet_program::outcome alone = comet_program::run_threads(s, k);
+    for (const auto* r : alone.results.of("toy")) BOOST_TEST((r->rounds == std::vector<std::size_t>{3u}));
+    const auto one = std::find_if(alone.ctx.extra.begin(), alone.ctx.extra.end(), [](const auto& kv) { return kv.first == "rounds"; });
+    BOOST_REQUIRE(one != alone.ctx.extra.end());
+    BOOST_TEST(one->second.find("1 pass of the suite") != std::string::npos);
+}
+
+// The suite's NIST applications, clock sync and windowed and nonblocking collectives describe
+// one run each; the CoMet kernels do not.
+BOOST_AUTO_TEST_CASE(the_kernels_that_describe_one_run) {
+    std::vector<std::string> one_run;
+    for (const auto& d : comet::suite_kernels())
+        if (d.one_run) one_run.push_back(d.name);
+    BOOST_TEST((one_run == std::vector<std::string>{"sync", "collectives", "nbc", "ring", "rc", "mesh"}), boost::test_tools::per_element());
 }
 
 // Its shape is judged beside the thesis' where a run compares with the thesis.

@@ -68,6 +68,13 @@ inline kernel_descriptor matrix(std::string name, std::initializer_list<std::str
 }  // namespace detail::builtin
 
 /// Echo (thesis 3.3.1): one-way time per hop distance and size; transfer fits and bandwidth.
+/// `k`, marked as a kernel whose records describe one run of it (kernel_descriptor::one_run).
+template <class Run>
+kernel<Run> describing_one_run(kernel<Run> k) {
+    k.descriptor.one_run = true;
+    return k;
+}
+
 inline auto echo_kernel() {
     using namespace detail::builtin;
     return kernel{kernel_descriptor{.name = "echo",
@@ -269,7 +276,7 @@ inline auto sync_kernel() {
                             if (!e) return std::nullopt;
                             return *e * 1e6;
                         }};
-    return kernel{kernel_descriptor{.name = "sync",
+    return describing_one_run(kernel{kernel_descriptor{.name = "sync",
                                     .points = [](const suite_config& c, int) { return c.sync.schemes.size(); },
                                     .plots = {{.name = "sync_time",
                                                .kernels = {"sync"},
@@ -296,7 +303,7 @@ inline auto sync_kernel() {
                       kernels::clock_sync_config c = r.config.sync;
                       if (r.config.on_point) c.on_point = r.config.on_point;
                       return kernels::clock_sync(t, c);
-                  }};
+                  }});
 }
 
 /// Collectives measured once per time window and pipelined (seed 002, sections 1 and 4): a
@@ -304,7 +311,7 @@ inline auto sync_kernel() {
 /// per operation, time against size for every reduction (window-based), and window-based
 /// against pipelined (the slowest rank's time).
 inline auto collectives_kernel() {
-    return kernel{kernel_descriptor{.name = "collectives",
+    return describing_one_run(kernel{kernel_descriptor{.name = "collectives",
                                     .points = [](const suite_config& c, int) { return kernels::windowed_collectives_points(c.collectives); },
                                     .plots = {{.name = "collectives_time",
                                                .kernels = {"collectives"},
@@ -336,7 +343,7 @@ inline auto collectives_kernel() {
                       kernels::windowed_collectives_config c = r.config.collectives;
                       if (r.config.on_point) c.on_point = r.config.on_point;
                       return kernels::windowed_collectives(t, c);
-                  }};
+                  }});
 }
 
 /// Nonblocking collectives (seed 002, section 4, figures 10–11): per operation, size and
@@ -370,7 +377,7 @@ inline auto nbc_kernel() {
     blocking.series = "implementation";
     blocking.where.erase(blocking.where.begin());
     blocking.y_label = "median time of the slowest rank [µs]";
-    return kernel{kernel_descriptor{.name = "nbc",
+    return describing_one_run(kernel{kernel_descriptor{.name = "nbc",
                                     .points = [](const suite_config& c, int) { return kernels::nbc_points(c.nbc); },
                                     .plots = {std::move(blocking), std::move(time), std::move(work),
                                               {.name = "nbc_progression",
@@ -393,7 +400,7 @@ inline auto nbc_kernel() {
                       kernels::nbc_config c = r.config.nbc;
                       if (r.config.on_point) c.on_point = r.config.on_point;
                       return kernels::nbc(t, c);
-                  }};
+                  }});
 }
 
 /// One of NIST's synthetic applications under time dilation (seed 003): a record per setting
@@ -435,7 +442,8 @@ inline auto nist_kernel(kernels::nist::application app) {
                         .points = [](const suite_config& c, int) { return c.nist.settings.size() * c.nist.dilations.size(); },
                         .plots = {against_d("elapsed", std::move(elapsed), "NIST " + name + ": normalised elapsed time vs dilation"),
                                   against_d("speedup", std::move(speedup), "NIST " + name + ": speedup with time dilation"),
-                                  std::move(components)}};
+                                  std::move(components)},
+                        .one_run = true};
     if (app == kernels::nist::application::mesh)
         d.group_rule = [](int nodes) -> std::optional<std::string> {
             int n = 2;

@@ -75,6 +75,13 @@ struct kernel_descriptor {
     std::vector<plot_description> plots = {};
     /// The thesis' shapes about it, judged where the run compares with the thesis.
     std::vector<thesis_shape> shapes = {};
+    /// Whether its records describe one run of it: beside the samples, params that are that
+    /// run's measurements (a NIST run's service states, a time window's widenings and
+    /// overruns, a clock sync's errors). A program that measures the suite in rounds (the
+    /// comet program's --rounds) runs such a kernel in its first round only: later rounds'
+    /// samples pooled under the first round's figures would make a record whose columns
+    /// describe different runs (U + L + P + O would no longer add up to E).
+    bool one_run = false;
 
     /// Why a group of `nodes` ranks cannot run it, or nothing.
     std::optional<std::string> skip_reason(int nodes) const {
