@@ -139,7 +139,7 @@ outcome launch_mpi(const settings& s) {
     const int test_node = s.suite.transfer.test_node;
     reports = world.rank() == test_node;
     const int rounds = s.rounds ? s.rounds : rounds_default;
-    const auto kernels = comet::suite_kernels();
+    const auto& kernels = comet::suite_kernels();
     // The test node measures, so it alone shows progress.
     progress bar(reports ? points_in_rounds(s.suite, later_rounds(s.suite, kernels), rounds, groups, kernels) : 0);
     comet::suite_config cfg = s.suite;

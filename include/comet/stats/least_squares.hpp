@@ -118,18 +118,16 @@ inline pivoted_qr factor_pivoted_qr(Eigen::MatrixXd x, double threshold) {
         r(j, j) = beta;
         qr.tau(j) = tau;
         max_pivot = std::max(max_pivot, std::abs(beta));
-        // H_j applied to the columns right of j.
-        for (Eigen::Index c = j + 1; c < k; ++c) {
-            if (n - j == 1) {
-                r(j, c) *= 1.0 - tau;
-            } else if (tau != 0.0) {
+        // H_j applied to the columns right of j (the identity when tau is 0, as it is on the
+        // last row: no tail to reflect).
+        if (tau != 0.0)
+            for (Eigen::Index c = j + 1; c < k; ++c) {
                 double w = 0.0;
                 for (Eigen::Index i = j + 1; i < n; ++i) w += r(i, j) * r(i, c);
                 w += r(j, c);
                 r(j, c) -= tau * w;
                 for (Eigen::Index i = j + 1; i < n; ++i) r(i, c) -= tau * r(i, j) * w;
             }
-        }
         for (Eigen::Index c = j + 1; c < k; ++c) {
             if (updated(c) == 0.0) continue;
             const double ratio = std::abs(r(j, c)) / updated(c);
