@@ -6,6 +6,7 @@
 // fit_transfers turns them into t(N) = t_startup + N * t_per_byte.
 #include <comet/comet.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -26,7 +27,14 @@ int main() {
         });
 
         if (t.rank() != 0) return;  // results live on the test node
-        // 3. Predict the exchange from the fit and compare.
+        // 3. Predict the exchange from the fit and compare. On a busy machine a point whose
+        //    samples were all disturbed is flagged and reports nothing: a line needs two sizes.
+        const auto usable = std::ranges::count_if(measured.records, [](const comet::record& r) { return comet::usable(r); });
+        if (usable < 2) {
+            std::printf("pairwise: %td of %zu sizes measured undisturbed, too few for a fit (a busy machine)\n", usable,
+                        measured.size());
+            return;
+        }
         const comet::transfer_fit fit = comet::fit_transfers(measured, "pairwise").front();
         if (!fit.valid()) {  // a fit that does not hold is no prediction
             std::printf("pairwise fit %s\n", comet::fit_flags_text(fit.flags).c_str());

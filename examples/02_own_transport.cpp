@@ -37,11 +37,14 @@ int main() {
         const auto r = comet::kernels::pairwise(t, {.sizes = {8, 4096}, .sampling = comet::fixed_sampling(1, 100)});
         std::printf("rank %d sent %zu bytes during the pairwise exchange\n", t.rank(), t.bytes_sent());
         // Both ranks send in each of the 100 exchanges of the untimed warm-up run and of the one
-        // timed sample per size (comet::fixed_sampling(1, 100)), and nothing else.
-        if (t.bytes_sent() != 2 * 100 * (8 + 4096)) std::exit(1);
+        // timed sample per size (comet::fixed_sampling(1, 100)), and in the one untimed exchange
+        // right before the sample; besides, only the sampling engine's few short decisions (the
+        // sample's "go" and whether a rank was disturbed: at most 16 bytes a sample).
+        const std::size_t kernel_bytes = (2 * 100 + 1) * (8 + 4096);
+        if (t.bytes_sent() < kernel_bytes || t.bytes_sent() > kernel_bytes + 2 * 16) std::exit(1);
         if (t.rank() == 0)
             for (const auto& rec : r.records)
                 std::printf("  %5lld bytes: %.3f us per exchange (%s)\n", static_cast<long long>(*rec.params.integer("size")),
-                            rec.samples[0] * 1e6, rec.params.text("form")->c_str());
+                            rec.samples[0] * 1e6, rec.values.text("form")->c_str());
     });
 }

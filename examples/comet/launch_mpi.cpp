@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -110,7 +111,8 @@ outcome launch_mpi(const settings& s) {
     comet::mpi::initialize();
     const boost::mpi::communicator world;
     const int processes = world.size();
-    // --set watchdog_s=S (0: off) and check_collectives=0|1: off by default, because each puts
+    // --set preemptions=0|1 (on by default: a sample during which a rank lost its CPU is left out),
+    // watchdog_s=S (0: off) and check_collectives=0|1: the last two off by default, because each puts
     // work between the kernel and MPI (polling instead of blocking calls; an allreduce before
     // every collective); the report's context says when they were on.
     comet::mpi::options mpi_options;
@@ -121,11 +123,11 @@ outcome launch_mpi(const settings& s) {
         if (key == "watchdog_s") {
             if (!number || v < 0 || v > 86400) throw usage_error("--set watchdog_s=" + text + ": not a number of seconds in 0..86400 (0: off)");
             mpi_options.watchdog_s = v;
-        } else if (key == "check_collectives") {
-            if (text != "0" && text != "1") throw usage_error("--set check_collectives=" + text + ": 0 or 1");
-            mpi_options.check_collectives = text == "1";
+        } else if (key == "check_collectives" || key == "preemptions") {
+            if (text != "0" && text != "1") throw usage_error("--set " + key + "=" + text + ": 0 or 1");
+            (key == "preemptions" ? mpi_options.count_preemptions : mpi_options.check_collectives) = text == "1";
         } else {
-            throw usage_error("--set " + key + ": the MPI transport has no such setting (watchdog_s, check_collectives)");
+            throw usage_error("--set " + key + ": the MPI transport has no such setting (watchdog_s, check_collectives, preemptions)");
         }
     }
     for (int p : s.nodes)
@@ -148,6 +150,7 @@ outcome launch_mpi(const settings& s) {
     // mpi::run ends the whole job (MPI_Abort), so it writes what it has before rethrowing.
     run_log log;
     if (reports) log.attach(cfg);
+    stop_on_signals(cfg);
     const comet::suite_config later = later_rounds(cfg, kernels);
 
     outcome o;
@@ -157,6 +160,13 @@ outcome launch_mpi(const settings& s) {
     o.ctx.transport_capabilities = comet::describe_capabilities<comet::mpi::transport>();
     o.ctx.mpi_library = comet::mpi::library_version();
     for (const auto& [key, value] : s.transport_options) o.ctx.extra.emplace_back(key, value);
+    std::optional<second_signal_writes> on_second;
+    if (reports) {
+        outcome base = o;
+        base.groups = groups;
+        on_second.emplace(s, log, std::move(base));
+    }
+    bool stopped = false;  // a signal stopped the run: every process of the group stopped together
     for (int p : groups) {
         log.next_group();
         if (const auto group = first_processes(world, p))
@@ -169,6 +179,21 @@ outcome launch_mpi(const settings& s) {
                         if (this_round.kernels.empty()) break;
                         if (round) log.next_group();
                         add_round(measured, comet::run_suite(t, this_round));
+                        if (reports) {
+                            comet::result_set so_far = o.results;
+                            so_far.append(measured);
+                            log.keep(so_far);
+                        }
+                    }
+                    return measured;
+                } catch (const comet::suite_stopped&) {
+                    // run_suite stops every process of the group together: the run ends in order.
+                    stopped = true;
+                    if (reports) {
+                        outcome cut;
+                        log.stopped(cut, std::current_exception());
+                        add_round(measured, cut.results);
+                        o.stopped = cut.stopped;
                     }
                     return measured;
                 } catch (const std::exception&) {
@@ -190,6 +215,10 @@ outcome launch_mpi(const settings& s) {
                 }
             }));
         comet::mpi::detail::wait_quietly(world);  // the processes outside this group wait for it
+        // A group that stopped on a signal ends the run on every process: the others learn it here.
+        int any = stopped ? 1 : 0;
+        MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, world);
+        if (any) break;
     }
     o.writes_report = reports;
     o.groups = groups;

@@ -2,7 +2,8 @@
 // this process (default 2), for each P given, with `extra` kernels beside the suite's. The
 // program runs it without extras (launch_threads.cpp); a test runs a kernel of its own through
 // it (test/suite/test_descriptor.cpp).
-// Settings (--set key=value): eager_limit (bytes), ring_cells, spin_us, pin.
+// Settings (--set key=value): eager_limit (bytes), ring_cells, spin_us, pin, preemptions (0: a
+// rank's preemptions are not its disturbances).
 #pragma once
 
 #include "program.hpp"
@@ -36,22 +37,24 @@ inline comet::threads::options threads_options(const settings& s) {
         static constexpr range ranges[] = {{"eager_limit", 0, std::int64_t{1} << 24, "bytes"},
                                            {"ring_cells", 16, std::int64_t{1} << 20, "cells, a power of two"},
                                            {"spin_us", 0, 10'000'000, "µs"},
-                                           {"pin", 0, 1, "0 or 1"}};
+                                           {"pin", 0, 1, "0 or 1"},
+                                           {"preemptions", 0, 1, "0 or 1"}};
         const auto* r = std::find_if(std::begin(ranges), std::end(ranges), [&, &key = key](const range& x) { return key == x.key; });
         if (r == std::end(ranges))
-            throw usage_error("--set " + key + ": the threads transport has no such setting (eager_limit, ring_cells, spin_us, pin)");
+            throw usage_error("--set " + key + ": the threads transport has no such setting (eager_limit, ring_cells, spin_us, pin, preemptions)");
         long long v = 0;
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 0)
             throw usage_error("--set " + key + "=" + text + ": not a non-negative integer");
-        if (key == "pin" && v > 1) throw usage_error("--set pin=" + text + ": 0 or 1");
+        if ((key == "pin" || key == "preemptions") && v > 1) throw usage_error("--set " + key + "=" + text + ": 0 or 1");
         if (v < r->lo || v > r->hi || (key == "ring_cells" && (v & (v - 1)) != 0))
             throw usage_error("--set " + key + "=" + text + ": outside " + std::to_string(r->lo) + ".." + std::to_string(r->hi) + " " +
                               r->what);
         if (key == "eager_limit") opt.eager_limit = static_cast<std::size_t>(v);
         else if (key == "ring_cells") opt.ring_cells = static_cast<std::size_t>(v);
         else if (key == "spin_us") opt.spin = std::chrono::microseconds(v);
-        else opt.pin = v == 1;
+        else if (key == "pin") opt.pin = v == 1;
+        else opt.count_preemptions = v == 1;
     }
     return opt;
 }
@@ -92,6 +95,9 @@ outcome run_threads(const settings& s, const comet::kernel<Run>&... extra) {
     // Made before the runs: the date and the load average are the start's.
     o.ctx = comet::make_context("threads", groups.back());
     o.ctx.transport_capabilities = comet::describe_capabilities<comet::threads::transport>();
+    outcome base = o;
+    base.groups = groups;
+    const second_signal_writes on_second(s, log, std::move(base));
     for (int nodes : groups) {
         // Each round a group of its own, threads started afresh: what a new run would get
         // (where the ranks land, their rings' memory) varies between rounds too.
@@ -102,8 +108,15 @@ outcome run_threads(const settings& s, const comet::kernel<Run>&... extra) {
             log.next_group();
             try {
                 auto per_rank = comet::threads::run(
-                    nodes, [&](comet::threads::transport& t) { return comet::run_suite(t, this_round, extra...); }, opt);
+                    nodes,
+                    [&](comet::threads::transport& t) {
+                        return with_noise(t, s.noise, [&](auto& u) { return comet::run_suite(u, this_round, extra...); });
+                    },
+                    opt);
                 add_round(measured, per_rank.at(static_cast<std::size_t>(test_node)));
+                comet::result_set so_far = o.results;
+                so_far.append(measured);
+                log.keep(so_far);
             } catch (const std::exception&) {
                 outcome cut;  // the round's points up to the stop, and where and why it stopped
                 log.stopped(cut, std::current_exception());
@@ -120,10 +133,16 @@ outcome run_threads(const settings& s, const comet::kernel<Run>&... extra) {
     // the largest group put up to that many threads into the load average.
     comet::record_load_at_end(o.ctx, *std::max_element(groups.begin(), groups.end()));
     for (const auto& [key, value] : s.transport_options) o.ctx.extra.emplace_back(key, value);
+    if (!s.noise.empty()) o.ctx.extra.emplace_back("noise", describe(s.noise));
     o.ctx.extra.emplace_back("rounds", rounds_text(rounds, cfg, later));
     // Where the ranks started: one per CPU (threads::options::pin) when the largest group fits.
     const bool pinned = !comet::threads::detail::placement(*std::max_element(groups.begin(), groups.end()), opt).empty();
     o.ctx.extra.emplace_back("placement", pinned ? "each rank started on a CPU of its own" : "as the scheduler places them");
+    const int largest = *std::max_element(groups.begin(), groups.end());
+    o.ctx.extra.emplace_back("preemptions", !opt.count_preemptions ? "not looked at (--set preemptions=0)"
+                                            : largest > comet::usable_cpu_count(largest)
+                                                ? "not looked at: more ranks than CPUs, which take the CPU from each other"
+                                                : "a sample during which a rank lost its CPU is left out (invalid: preempted)");
     return o;
 }
 

@@ -15,10 +15,10 @@
 // with --out, writes DIR/results.json, DIR/gbench.json (Google Benchmark's format),
 // DIR/results.csv, DIR/fits.csv, DIR/bandwidth.csv, DIR/summary.txt and the plots in the
 // spirit of the thesis' figures, DIR/plots/*.png. Bad options exit with status 2 and a
-// one-line reason (options.hpp reads them). SIGINT or SIGTERM stops the suite after the point
-// in progress, and an error stops it where it happened: the summary and the files then hold
-// what was measured up to there and say where and why it stopped (stopping.hpp); the status
-// is 128 + the signal, or the error's. `comet compare` reads two results.json (or report
+// one-line reason (options.hpp reads them). SIGINT or SIGTERM stops the suite within the sample
+// in progress (a second one writes the report at once), and an error stops it where it
+// happened: the summary and the files then hold what was measured up to there and say where
+// and why it stopped (stopping.hpp); the status is 128 + the signal, or the error's. `comet compare` reads two results.json (or report
 // folders) and prints each shared point's change and what it was tested on (stats/compare.hpp
 // says why rounds); it exits 1 when a point is slower in B, 0 otherwise, 2 on bad input.
 // Here: main and `comet compare`; the options are options.hpp, the launches are launch_<transport>.cpp, the report and the comparison's
@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
             return 0;
         }
         doing = "running the suite on --transport " + s.transport + " (the sizes of --nodes, --sizes, --matrix-dims or --set)";
-        comet_program::stop_on_signals();
+        comet_program::interrupts::instance().watch();
         comet_program::outcome o = s.transport == "mpi"                                 ? comet_program::launch_mpi(s)
                                    : s.transport == "ipsc860" || s.transport == "ipsc1" ? comet_program::launch_ipsc860(s)
                                                                                         : comet_program::launch_threads(s);
@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
             // What the signal stopped: the report holds everything measured up to there.
             std::cerr << "comet: " << comet::describe(*stopped) << (s.out.empty() ? "" : "; the report in " + s.out + " holds what was measured before")
                       << '\n';
-            const int signal = comet_program::stop_requested();
+            const int signal = comet_program::interrupts::instance().signal();
             return signal ? 128 + signal : 1;
         }
         return 0;

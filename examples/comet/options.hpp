@@ -78,6 +78,45 @@ inline std::size_t volume(const std::string& text) {
     return static_cast<std::size_t>(v * unit);
 }
 
+/// A source of detours from --noise's "length=1ms,share=0.01[,ranks=1+3][,seed=7][,periodic][,aligned]":
+/// a length with its unit (ns, us, ms, s), the share of the time as a fraction (no '%': the
+/// command line refuses it, see parse_command_line), the ranks joined by '+' (all when not given).
+inline comet::detour_source noise_source(const std::string& spec) {
+    comet::detour_source d;
+    bool length = false, share = false;
+    const auto bad = [&](const std::string& why) { return usage_error("--noise '" + spec + "': " + why); };
+    for (const auto& item : split(spec)) {
+        const auto eq = item.find('=');
+        const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+        if (item == "periodic") d.when = comet::detour_source::timing::periodic;
+        else if (item == "aligned") d.aligned = true;
+        else if (key == "length" && eq != std::string::npos) {
+            double unit = 0;
+            std::string digits = value;
+            for (const auto& [suffix, factor] : {std::pair{"ns", 1e-9}, std::pair{"us", 1e-6}, std::pair{"ms", 1e-3}, std::pair{"s", 1.0}})
+                if (unit == 0 && value.size() > std::string_view(suffix).size() && value.ends_with(suffix))
+                    digits = value.substr(0, value.size() - std::string_view(suffix).size()), unit = factor;
+            if (unit == 0) throw bad("length '" + value + "' needs a unit: ns, us, ms or s");
+            d.length = real("noise", digits, "a length > 0", [](double v) { return v > 0; }) * unit;
+            length = true;
+        } else if (key == "share" && eq != std::string::npos) {
+            d.share = real("noise", value, "a share of the time in (0, 0.5] (0.01: 1%)", [](double v) { return v > 0; });
+            share = true;
+        } else if (key == "ranks" && eq != std::string::npos) {
+            if (value != "all") {
+                std::stringstream ss(value);
+                for (std::string r; std::getline(ss, r, '+');) d.ranks.push_back(static_cast<int>(integer("noise", r, 0, 1 << 20)));
+            }
+        } else if (key == "seed" && eq != std::string::npos) {
+            d.seed = static_cast<std::uint64_t>(integer("noise", value, 0, std::numeric_limits<long long>::max()));
+        } else {
+            throw bad("'" + item + "' is not length=, share=, ranks=, seed=, periodic or aligned");
+        }
+    }
+    if (!length || !share) throw bad("give at least length= and share=");
+    return d;
+}
+
 /// The protocols of --protocols: "all", or a list like "(0,3),(1,0)" (the commas inside the
 /// parentheses are the protocols' own).
 inline std::vector<comet::kernels::commtest::protocol> protocols(const std::string& text) {
@@ -137,7 +176,10 @@ inline settings parse_command_line(int argc, char** argv) {
         "volumes", po::value<std::string>(), "commtest: bytes each rank swaps, e.g. 8KB,128KB,2MB (the default; KB = 1024 bytes)")(
         "messages", po::value<std::string>(), "commtest: numbers of messages the volume is split into (default 1,2,4,...,1024)")(
         "pairs", po::value<std::string>(), "commtest: pair sets swapping, e.g. 0-1,0-2,0-2+1-3 (default 0-1)")(
-        "cache", po::value<std::string>(), "commtest: flushed | warm (default) | repeat:K")(
+        "cache", po::value<std::string>(),
+        "the caches each sample starts from: warm (default: one untimed operation of the point first) | cold (caches overwritten, "
+        "one operation a sample; commtest: flushed); commtest also: flushed | repeat:K")(
+        "buffer", po::value<std::string>(), "echo: the buffer a message goes out of: same (default: the one it came in, as the thesis) | clean")(
         "prepost", "commtest: the seed's reorganised loop (prepost the next receive, complete the previous send late)")(
         "operations", po::value<std::string>(),
         "collectives: broadcast,linear_broadcast,reduce,allreduce,barrier,alltoall,gather (default: all but linear_broadcast); "
@@ -150,7 +192,10 @@ inline settings parse_command_line(int argc, char** argv) {
         "dilation", po::value<std::string>(), "ring, rc, mesh: time-dilation factors, each >= 1 (default 1,2,4,8,16)")(
         "setting", po::value<std::string>(), "ring, rc, mesh: cm (communication intensive), cp (computation intensive) (default cm,cp)")(
         "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt")(
-        "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see the README)");
+        "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see the README)")(
+        "noise", po::value<std::vector<std::string>>(),
+        "threads, ipsc860, ipsc1: detours (OS noise) on chosen ranks, repeatable: length=1ms,share=0.01[,ranks=1+3][,seed=7]"
+        "[,periodic][,aligned] (random times by default; all ranks when ranks is not given)");
     po::variables_map vm;
     try {
         const po::parsed_options parsed = po::command_line_parser(argc, argv).options(desc).run();
@@ -246,6 +291,7 @@ inline settings parse_command_line(int argc, char** argv) {
     }
     if (vm.count("seed"))
         sampling.seed = static_cast<std::uint64_t>(integer("seed", vm["seed"].as<std::string>(), 0, std::numeric_limits<long long>::max()));
+    if (vm.count("cache") && vm["cache"].as<std::string>() == "cold") sampling.cache = comet::cache_state::cold;
     c.sampling = sampling;
     s.sampling_given = vm.count("reps") || vm.count("samples") || vm.count("max-samples");
     if (vm.count("rounds")) {
@@ -281,9 +327,19 @@ inline settings parse_command_line(int argc, char** argv) {
         if (c.commtest.pairs.empty()) throw usage_error("--pairs: no pair given");
     }
     if (vm.count("cache")) {
-        const auto mode = comet::kernels::commtest::parse_cache(vm["cache"].as<std::string>());
-        if (!mode) throw usage_error("--cache: '" + vm["cache"].as<std::string>() + "' is not flushed, warm or repeat:K (K >= 1)");
+        const std::string given = vm["cache"].as<std::string>();
+        const auto mode = comet::kernels::commtest::parse_cache(given == "cold" ? "flushed" : given);
+        if (!mode) throw usage_error("--cache: '" + given + "' is not warm, cold, flushed or repeat:K (K >= 1)");
         c.commtest.cache = *mode;
+    }
+    if (vm.count("noise")) {
+        if (s.transport == "mpi") throw usage_error("--noise: MPI runs on a real machine with its own noise; --noise is for threads, ipsc860 and ipsc1");
+        for (const auto& spec : vm["noise"].as<std::vector<std::string>>()) s.noise.push_back(noise_source(spec));
+    }
+    if (vm.count("buffer")) {
+        const std::string b = vm["buffer"].as<std::string>();
+        if (b != "same" && b != "clean") throw usage_error("--buffer: '" + b + "' is not same or clean");
+        c.transfer.buffer = b == "same" ? comet::kernels::echo_buffer::same : comet::kernels::echo_buffer::clean;
     }
     if (vm.count("prepost")) c.commtest.prepost = true;
     if (vm.count("operations")) {

@@ -5,10 +5,13 @@
 #include <comet/report/context.hpp>
 #include <comet/stats/compare.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/stats/validity.hpp>
 #include <comet/suite/suite.hpp>
+#include <comet/transport/decorators/noisy.hpp>
 
 #include <algorithm>
 #include <exception>
+#include <sstream>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -43,6 +46,8 @@ struct settings {
     /// --set key=value, in order: settings of the chosen transport (e.g. the simulated
     /// machine's parameters), for its launch to interpret.
     std::vector<std::pair<std::string, std::string>> transport_options;
+    /// --noise: detours the launch puts on the ranks (comet::noisy), none when empty.
+    comet::noise noise;
     int argc = 0;
     char** argv = nullptr;
 };
@@ -113,10 +118,12 @@ inline std::string rounds_text(int rounds, const comet::suite_config& first, con
 }
 
 /// Adds `round`, a further pass over the points already in `into`, to `into`: each point's
-/// samples (and overheads) after those of its earlier rounds, and their count in
-/// record::rounds; a first round is copied with one count a record. A point `into` lacks
-/// (none, unless a round stopped short) is added as it is. The params, iterations and stop
-/// reason stay the first round's; notes are kept once each.
+/// samples (and overheads) after those of its earlier rounds, with the round's count of samples
+/// and iterations in record::rounds, its invalid samples re-indexed, its dropped measurements
+/// added, its flags kept (each figure's first reason); a first round is copied with one round
+/// a record. A point `into` lacks (none, unless a round stopped short) is added as it is. The
+/// params, values, first round's iterations and stop reason stay the first round's; notes are
+/// kept once each.
 inline void add_round(comet::result_set& into, const comet::result_set& round) {
     const bool first = into.records.empty();
     for (std::size_t i = 0; i < round.records.size(); ++i) {
@@ -131,20 +138,51 @@ inline void add_round(comet::result_set& into, const comet::result_set& round) {
         }
         if (!at) {
             into.records.push_back(r);
-            into.records.back().rounds = {r.samples.size()};
+            into.records.back().rounds = {{r.samples.size(), r.iterations}};
             continue;
         }
         if (at->overheads.size() == at->samples.size() && r.overheads.size() == r.samples.size())
             at->overheads.insert(at->overheads.end(), r.overheads.begin(), r.overheads.end());
         else
             at->overheads.clear();
+        const std::size_t offset = at->samples.size();
         at->samples.insert(at->samples.end(), r.samples.begin(), r.samples.end());
-        at->rounds.push_back(r.samples.size());
+        for (const auto& x : r.invalid) at->invalid.push_back({offset + x.index, x.why});
+        for (const auto& [why, n] : r.dropped) comet::add_dropped(*at, why, n);
+        for (const auto& f : r.flags) comet::add_flag(*at, f.what, f.why);
+        at->rounds.push_back({r.samples.size(), r.iterations});
         for (const auto& n : r.notes)
             if (std::find(at->notes.begin(), at->notes.end(), n) == at->notes.end()) at->notes.push_back(n);
     }
     // A round that kept no sample of a point is no round of it.
-    for (auto& r : into.records) std::erase(r.rounds, std::size_t{0});
+    for (auto& r : into.records) std::erase_if(r.rounds, [](const comet::round_count& c) { return c.samples == 0; });
+}
+
+/// What --noise put on the ranks, for the report's context: "random 1000 us detours, 1% of the
+/// time, on ranks 1 (seed 7); ...".
+inline std::string describe(const comet::noise& n) {
+    std::string out;
+    for (const auto& d : n) {
+        std::ostringstream os;
+        os << (d.when == comet::detour_source::timing::periodic ? (d.aligned ? "periodic (aligned) " : "periodic ") : "random ")
+           << d.length * 1e6 << " us detours, " << d.share * 100 << "% of the time, on ";
+        if (d.ranks.empty()) os << "every rank";
+        else {
+            os << (d.ranks.size() == 1 ? "rank " : "ranks ");
+            for (std::size_t i = 0; i < d.ranks.size(); ++i) os << (i ? "+" : "") << d.ranks[i];
+        }
+        os << " (seed " << d.seed << ")";
+        out += (out.empty() ? "" : "; ") + os.str();
+    }
+    return out;
+}
+
+/// `fn(t)` on `t`, or on `t` under the detours of `n` when there are any (comet::noisy).
+template <class Transport, class Fn>
+auto with_noise(Transport& t, const comet::noise& n, Fn&& fn) {
+    if (n.empty()) return fn(t);
+    comet::noisy<Transport> noisy(t, n);
+    return fn(noisy);
 }
 
 /// Checks that --test-node names a rank of every group of `groups`: the test node measures and

@@ -53,7 +53,8 @@ inline void write_report(const settings& s, outcome o, std::span<const comet::ke
     if (const auto* sm = o.sampling ? &*o.sampling : s.suite.sampling ? &*s.suite.sampling : nullptr) {
         std::ostringstream os;
         os << "samples " << sm->min_samples << ".." << sm->max_samples << ", iterations "
-           << (sm->iterations ? std::to_string(sm->iterations) : std::string("calibrated")) << ", order " << comet::to_string(sm->order);
+           << (sm->iterations ? std::to_string(sm->iterations) : std::string("calibrated")) << ", order " << comet::to_string(sm->order)
+           << ", caches " << comet::to_string(sm->cache) << " at each sample's start, ranks started together";
         if (sm->order == comet::interleave::shuffle) os << " (seed " << sm->seed << ")";
         r.ctx.extra.emplace_back("sampling", os.str());
     }
@@ -157,6 +158,7 @@ inline bool write_comparison(std::ostream& out, const comet::run_comparison& c, 
     };
     list("A", c.only_in_a);
     list("B", c.only_in_b);
+    for (const auto& [name, why] : c.not_compared) out << "not compared: " << name << ": " << why << '\n';
     if (c.regressed()) out << "regression: " << slower << (slower == 1 ? " point is" : " points are") << " slower in B\n";
     return c.regressed();
 }

@@ -71,5 +71,24 @@ BOOST_AUTO_TEST_CASE(contention_slowdown_ratios) {
                                "record of the same size, nodes and hops"));
 }
 
+BOOST_AUTO_TEST_CASE(only_reported_samples_reach_the_ratios) {
+    // Two invalid slow samples at 8 bytes under the 50% load change nothing (without them
+    // marked, its median would be 52 µs); the 90% load at 1024 bytes flagged as a whole is no
+    // point, and its group keeps 8 bytes only.
+    comet::result_set rs = contention_records();
+    auto& loaded = rs.records[2];
+    loaded.samples.insert(loaded.samples.end(), {1.0, 1.0});
+    comet::mark_invalid(loaded, 3, "negative");
+    comet::mark_invalid(loaded, 4, "negative");
+    comet::add_flag(rs.records[6], "point", "its windows kept failing");
+    const auto s = comet::contention_slowdowns(rs);
+    BOOST_TEST_REQUIRE(s.size() == 2u);
+    BOOST_TEST_REQUIRE(s[0].points.size() == 2u);
+    BOOST_TEST(s[0].points[0].loaded == 12 * us, tt::tolerance(1e-12));
+    BOOST_TEST(s[0].points[0].ratio == 1.2, tt::tolerance(1e-12));
+    BOOST_TEST_REQUIRE(s[1].points.size() == 1u);
+    BOOST_TEST(s[1].points[0].size == 8);
+    BOOST_TEST(s[1].max_ratio == 1.5, tt::tolerance(1e-12));
+}
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -182,14 +182,22 @@ BOOST_AUTO_TEST_CASE(figures_read_valid_fits_only) {
 
 BOOST_AUTO_TEST_CASE(pairwise_against_the_echo_round_trip_at_the_same_point) {
     const comet::params at{{"size", std::int64_t{8}}, {"hops", std::int64_t{1}}, {"nodes", std::int64_t{16}}};
-    comet::params pair_at = at;
-    pair_at.set("form", "sendrecv");  // how it was measured: not part of the point
-    std::vector<comet::record> r{point("echo", at, 100e-6), point("pairwise", pair_at, 150e-6)};
+    std::vector<comet::record> r{point("echo", at, 100e-6), point("pairwise", at, 150e-6)};
+    r[1].values.set("form", "sendrecv");  // how it was measured: a value, not part of the point
     const auto yes = verdict("pairwise.faster", {.records = r});
     BOOST_TEST((yes.holds == std::optional<bool>(true)));
     BOOST_TEST(yes.evidence.find("1 of 1 points; pairwise / echo round trip 0.750 .. 0.750") != std::string::npos, yes.evidence);
     r[1].samples = {250e-6};
     BOOST_TEST((verdict("pairwise.faster", {.records = r}).holds == std::optional<bool>(false)));
+    // Only valid samples count: with both 250 µs marked invalid, 150 µs is the median again.
+    r[1].samples = {150e-6, 250e-6, 250e-6};
+    comet::mark_invalid(r[1], 1, "negative");
+    comet::mark_invalid(r[1], 2, "negative");
+    BOOST_TEST((verdict("pairwise.faster", {.records = r}).holds == std::optional<bool>(true)));
+    // An echo flagged as a whole is not reported, so no partner.
+    std::vector<comet::record> flagged = r;
+    comet::add_flag(flagged[0], "point", "its windows kept failing");
+    BOOST_TEST(!verdict("pairwise.faster", {.records = flagged}).holds.has_value());
     // An echo at another hop distance is no partner.
     r[0].params.set("hops", std::int64_t{2});
     BOOST_TEST(!verdict("pairwise.faster", {.records = r}).holds.has_value());

@@ -42,7 +42,10 @@ struct counts {
     std::size_t engine_sends = 0, engine_recvs = 0;  ///< the sampling engine's sends / recvs
     std::size_t probes = 0, probe_hits = 0;
     std::size_t barriers = 0, broadcasts = 0, allreduces = 0;
-    std::size_t computes = 0;            ///< compute calls
+    std::size_t computes = 0;            ///< compute calls, but for busy work
+    /// compute calls of busy work: on a shared clock the sampling engine waits for the moment a
+    /// sample starts with them (timing/measure.hpp), as often as it had to wait
+    std::size_t busy_computes = 0;
     std::size_t daxpy_elements = 0;      ///< Σ length of the DAXPYs computed
     /// Every message, the kernel's and the engine's.
     std::size_t messages_sent() const noexcept { return sends + isends + engine_sends; }
@@ -55,14 +58,25 @@ struct counts {
 ///            what it found, so every rank computes the same minimum sample duration);
 ///   + points one decision per calibration run: with fixed iterations and no warm-up time the
 ///            first run of each point is already "calibrated and warm", so one run per point;
+///   + points × samples  the "go" before every sample (the ranks start each sample together);
 ///   + the stop decisions: in round_robin (and shuffle) one per round (which points stay open),
 ///            and every point closes after `samples` rounds; in order none one after every
 ///            sample of every point.
-/// Each decision is one message per receiving rank (a send on the decider, a recv elsewhere).
+/// Each decision is one message per receiving rank (a send on the decider, a recv elsewhere),
+/// or one allreduce of the group when every rank takes part. Every decision is answered: the
+/// receiving rank sends the decider an empty message back, so the decider knows it is ready
+/// (after a "go", ready for the start time the "go" named). The counting decorator below counts
+/// no disturbances (it has no `disturbances()`), so the engine exchanges none after a sample.
 constexpr std::size_t engine_decisions(std::size_t points, std::size_t samples,
                                        comet::interleave order = comet::interleave::round_robin) {
-    return 1 + points + (order == comet::interleave::none ? points * samples : samples);
+    return 1 + points + points * samples + (order == comet::interleave::none ? points * samples : samples);
 }
+
+/// How often the body of one point runs on every rank taking part under
+/// `comet::fixed_sampling(samples, iterations)` with warm caches: the calibration run of
+/// `iterations`, then before each sample one untimed iteration (the point's own data warm) and
+/// the sample's `iterations`.
+constexpr std::size_t body_runs(std::size_t samples, std::size_t iterations) { return iterations + samples * (1 + iterations); }
 
 /// A transport decorator that forwards every call to the transport it wraps and counts it
 /// (a rank's own counters: no sharing between threads).
@@ -108,7 +122,7 @@ public:
     double now() { return t_->now(); }
     bool clock_is_global() const { return t_->clock_is_global(); }
     void compute(const comet::work& w) {
-        ++c.computes;
+        ++(w.kind == comet::work_kind::busy ? c.busy_computes : c.computes);
         if (w.kind == comet::work_kind::daxpy) c.daxpy_elements += w.length;
         t_->compute(w);
     }
@@ -136,8 +150,9 @@ using comet_test::mentions;
 inline const std::vector<int> mesh_sizes{1, 2, 4, 8, 9, 16, 18};
 
 /// A quick matrix kernel configuration: block sizes 1, 2 and 5, a few operations per loop:
-/// fixed_sampling(2, 3) runs 3 untimed operations and 2 samples of 3 per point, 9 in all (odd,
-/// so a shift or transpose that undid itself would not verify).
+/// fixed_sampling(2, 3) runs 3 untimed operations and 2 samples of 3, each after one untimed
+/// operation, per point: 11 in all (odd, so a shift or transpose that undid itself would not
+/// verify).
 inline const comet::kernels::matrix_config quick{.dims = {1, 2, 5}, .sampling = comet::fixed_sampling(2, 3)};
 
 /// Which received message a `corrupting_transport` damages.

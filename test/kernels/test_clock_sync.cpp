@@ -8,6 +8,8 @@
 // No timing assertions on the threads transport (a shared machine); the simulator's times follow
 // from its model (test/nx2/test_sync.cpp pins what the schemes promise whatever those are).
 #include <comet/kernels/clock_sync.hpp>
+#include <comet/stats/compare.hpp>
+#include <comet/stats/validity.hpp>
 #include <comet/transport/decorators/skewed_clock.hpp>
 #include <comet/transport/nx2.hpp>
 
@@ -15,8 +17,14 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <csignal>
 #include <cstdint>
+#include <cstdlib>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -56,20 +64,37 @@ inline void check_records(const comet::result_set& r, const comet::kernels::cloc
             // `patience` without a new least round trip).
             const auto pairs = static_cast<std::int64_t>(nodes - 1);
             const auto least = static_cast<std::int64_t>(cfg.sync.warmup + cfg.sync.patience + 1);
-            BOOST_TEST(*rec.params.integer("exchanges") >= pairs * least);
-            BOOST_TEST_REQUIRE(rec.params.contains("estimated_error"));
-            BOOST_TEST(!rec.params.integer("estimated_error").has_value());  // a time: a real number
-            const double estimated = *rec.params.number("estimated_error");
+            BOOST_TEST(*rec.values.integer("exchanges") >= pairs * least);
+            BOOST_TEST_REQUIRE(rec.values.contains("estimated_error"));
+            BOOST_TEST(!rec.values.integer("estimated_error").has_value());  // a time: a real number
+            const double estimated = *rec.values.number("estimated_error");
             BOOST_TEST((std::isfinite(estimated) && estimated >= 0.0));
             if (nodes == 1) BOOST_TEST(estimated == 0.0);
-            BOOST_TEST(rec.params.contains("true_error") == skewed);
+            BOOST_TEST(rec.values.contains("true_error") == skewed);
             if (skewed) {
-                const double truth = *rec.params.number("true_error");
+                const double truth = *rec.values.number("true_error");
                 BOOST_TEST((std::isfinite(truth) && truth >= 0.0));
             }
             BOOST_TEST(*rec.params.text("reduction") == "max_over_ranks");
-            BOOST_TEST(*rec.params.text("order") == "round_robin");
-            BOOST_TEST(rec.params.size() == (skewed ? 9u : 8u));
+            BOOST_TEST(*rec.values.text("order") == "round_robin");
+            // The point: scheme, nodes, skew, steps, reduction; what was measured there:
+            // exchanges, estimated_error, true_error (skewed), order.
+            BOOST_TEST(rec.params.size() == 5u);
+            BOOST_TEST(rec.values.size() == (skewed ? 4u : 3u));
+            BOOST_TEST(comet::point_name(rec) == "sync/scheme:" + std::string(comet::to_string(s)) + "/nodes:" + std::to_string(nodes) +
+                                                     "/skew:" + (skewed ? "decorator" : "none") + "/steps:" +
+                                                     std::to_string(*rec.params.integer("steps")) + "/reduction:max_over_ranks");
+            // A sync during which a rank lost its CPU (the threads transport counts it) is kept,
+            // marked, and out of every statistic.
+            // One whose every sync was (on a loaded machine) is flagged as a whole, and says so.
+            for (const auto& x : rec.invalid) BOOST_TEST(x.why == "preempted");
+            BOOST_TEST(rec.dropped.empty());
+            if (comet::valid_count(rec) > 0) {
+                BOOST_TEST(rec.flags.empty());
+            } else {
+                BOOST_TEST_REQUIRE(rec.flags.size() == 1u);
+                BOOST_TEST(rec.flags[0].what == "point");
+            }
             BOOST_TEST(rec.samples.size() == cfg.repetitions);
             for (double x : rec.samples) BOOST_TEST((std::isfinite(x) && x >= 0.0 && x < 60.0), "sample " << x);
             BOOST_TEST(rec.overheads.empty());
@@ -77,6 +102,28 @@ inline void check_records(const comet::result_set& r, const comet::kernels::cloc
             BOOST_TEST(rec.stop == "fixed");
         }
     }
+}
+
+/// Runs `f` (returning an exit code) in a child process and returns its wait status: a crash
+/// there is a status to test, not the end of the test program.
+template <class F>
+int in_child(F&& f) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        // The test framework's handlers would catch a crash and go on with the next test case
+        // in this process: a crash must end it.
+        for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
+        int code = 2;
+        try {
+            code = f();
+        } catch (...) {
+            code = 2;
+        }
+        std::_Exit(code);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return status;
 }
 
 /// The kernel on `nodes` ranks of an iPSC/860 cube (the smallest that holds them).
@@ -109,10 +156,10 @@ BOOST_AUTO_TEST_CASE(one_rank_syncs_in_no_step) {
     BOOST_REQUIRE_EQUAL(r[0].size(), 2u);
     for (const auto& rec : r[0].records) {
         BOOST_TEST(*rec.params.integer("steps") == 0);
-        BOOST_TEST(*rec.params.integer("exchanges") == 0);
-        BOOST_TEST(*rec.params.number("estimated_error") == 0.0);
+        BOOST_TEST(*rec.values.integer("exchanges") == 0);
+        BOOST_TEST(*rec.values.number("estimated_error") == 0.0);
         // Zero but for the rounding of rank 0's mapping to true time and back (5.6e-17 s once).
-        BOOST_TEST(*rec.params.number("true_error") <= 1e-12);
+        BOOST_TEST(*rec.values.number("true_error") <= 1e-12);
         BOOST_TEST(rec.samples.size() == 3u);
     }
 }
@@ -142,6 +189,36 @@ BOOST_AUTO_TEST_CASE(on_point_sees_each_record_on_the_test_node) {
     BOOST_TEST(seen == (std::vector<std::string>{"sync:linear", "sync:log_p"}), boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(a_stop_request_ends_the_kernel_before_the_next_repetition) {
+    // Requested before the kernel starts: the test node's answer reaches every rank before the
+    // first repetition, so no sync is timed, on any rank; each scheme's record keeps the syncs
+    // it timed (none) and says why it has fewer than asked for, as every kernel's do. Run in a
+    // child process, so that a crash fails this case and not the whole test program.
+    const int status = in_child([] {
+        std::stop_source source;
+        source.request_stop();
+        auto cfg = quick;
+        cfg.stop = source.get_token();
+        const auto r = run(3, [&](transport& t) { return comet::kernels::clock_sync(t, cfg); });
+        if (r[0].size() != cfg.schemes.size() || !r[1].empty() || !r[2].empty()) return 3;
+        for (const auto& rec : r[0].records) {
+            if (!rec.samples.empty()) return 4;
+            if (rec.stop != "interrupted") return 5;
+        }
+        return 0;
+    });
+    if (WIFSIGNALED(status)) {
+        BOOST_ERROR("the kernel crashed with signal " << WTERMSIG(status));
+        return;
+    }
+    BOOST_TEST(WIFEXITED(status));
+    const int code = WEXITSTATUS(status);
+    BOOST_TEST(code != 3, "not one record per scheme on the test node, and none elsewhere");
+    BOOST_TEST(code != 4, "a record has samples: a sync was timed after the stop");
+    BOOST_TEST(code != 5, "a record that has fewer syncs than asked for does not say \"interrupted\"");
+    BOOST_TEST((code == 0 || code == 3 || code == 4 || code == 5), "the child ended with " << code);
+}
+
 BOOST_AUTO_TEST_CASE(ipsc860_true_error_within_the_estimate_and_steps_by_scheme) {
     for (int nodes : {8, 16}) {
         BOOST_TEST_CONTEXT("nodes " << nodes) {
@@ -155,8 +232,8 @@ BOOST_AUTO_TEST_CASE(ipsc860_true_error_within_the_estimate_and_steps_by_scheme)
                 BOOST_TEST_CONTEXT(*rec.params.text("scheme")) {
                     // Virtual time: round trips are exactly symmetric, so the offsets are off only
                     // by the clocks' drift during an exchange, well within half a round trip.
-                    const double truth = *rec.params.number("true_error");
-                    const double estimated = *rec.params.number("estimated_error");
+                    const double truth = *rec.values.number("true_error");
+                    const double estimated = *rec.values.number("estimated_error");
                     BOOST_TEST(truth <= estimated, "true error " << truth << " s, estimated " << estimated << " s");
                     BOOST_TEST(estimated > 0.0);
                     for (double x : rec.samples) BOOST_TEST(x > 0.0);

@@ -105,7 +105,15 @@ BOOST_AUTO_TEST_CASE(every_protocol_exchanges_and_verifies) {
             BOOST_TEST(*rec.params.text("prepost") == "off");
             BOOST_TEST(*rec.params.text("reduction") == "max_over_ranks");
             BOOST_TEST(*rec.params.integer("nodes") == ranks);
-            BOOST_TEST(rec.params.number("elapsed").has_value());  // the threads clock is global
+            // What was measured there besides the samples: whether the protocol shakes hands,
+            // the order of the sweep, and (the threads clock is global) first start to last end.
+            const auto proto = ct::parse_protocol(*rec.params.text("protocol"));
+            BOOST_TEST_REQUIRE(proto.has_value());
+            BOOST_TEST(*rec.values.text("handshake") == (ct::has_handshake(*proto) ? "yes" : "no"));
+            BOOST_TEST(*rec.values.text("order") == "round_robin");
+            if (comet::usable(rec)) BOOST_TEST(rec.values.number("elapsed").has_value());  // else every sample was preempted
+            BOOST_TEST(!rec.params.contains("elapsed"));
+            BOOST_TEST(!rec.params.contains("handshake"));
             seen.insert(*rec.params.text("protocol") + " " + *rec.params.text("pair"));
         }
         BOOST_TEST(seen.size() == 21u * cfg.pairs.size());

@@ -88,8 +88,9 @@ BOOST_AUTO_TEST_CASE(the_kernels_record_row_and_column) {
                                  {"nodes", std::int64_t{8}},
                                  {row ? "row" : "col", std::int64_t{row ? 1 : 0}},
                                  {"reduction", "max_over_ranks"},  // the slowest rank's time
-                                 {"order", "round_robin"}};
+                                 {"cache", "warm"}};
         BOOST_TEST((recs[i].params == want));
+        BOOST_TEST((recs[i].values == comet::params{{"order", "round_robin"}}));
         BOOST_TEST_REQUIRE(recs[i].samples.size() == 2u);
         for (double s : recs[i].samples) BOOST_TEST((std::isfinite(s) && s > -1e-3 && s < 1.0));
         BOOST_TEST(recs[i].iterations == 3u);
@@ -101,15 +102,16 @@ BOOST_AUTO_TEST_CASE(the_kernels_record_row_and_column) {
 }
 
 BOOST_AUTO_TEST_CASE(the_kernels_catch_corruption) {
-    // fixed_sampling(1, 1): one untimed calibration run of one broadcast, then one sample of
-    // one, so two row broadcasts, each sending rank 0 one row message. The second overwrites
-    // the first, so the damage must be in the second (the last before the verification).
+    // fixed_sampling(1, 1): one untimed calibration run of one broadcast, then one untimed
+    // broadcast (the caches warm) and one sample of one, so three row broadcasts, each sending
+    // rank 0 one row message. Each overwrites the one before, so the damage must be in the
+    // third (the last before the verification).
     const comet::kernels::matrix_config once{.dims = {2}, .row = 2, .sampling = comet::fixed_sampling(1, 1)};
     BOOST_CHECK_EXCEPTION(
         run(4,
             [&](transport& t) {
                 corrupting_transport<transport> ct(
-                    t, {.rank = 0, .tag = comet::kernels::default_matrix_tag, .nth = 2, .byte = 15, .mask = std::byte{0x10}});
+                    t, {.rank = 0, .tag = comet::kernels::default_matrix_tag, .nth = 3, .byte = 15, .mask = std::byte{0x10}});
                 comet::kernels::row_broadcast(ct, once);
             }),
         comet::kernels::verification_error, [](const auto& e) {

@@ -42,8 +42,8 @@ BOOST_AUTO_TEST_SUITE(matrix_whole)
 BOOST_AUTO_TEST_CASE_TEMPLATE(every_kernel_verifies_on_every_mesh, Runner, matrix_whole_test::runners) {
     for (int nodes : matrix_test::mesh_sizes) {
         // Row and column 1 where the 1 x 1 blocks of the smallest dimension have them.
-        // fixed_sampling(2, 1): one untimed calibration run and 2 samples of one operation each,
-        // 3 operations per point. An odd count, so that a shift or transpose that did nothing
+        // fixed_sampling(2, 1): one untimed calibration run, and 2 samples of one operation each
+        // after one untimed operation, 5 operations per point. An odd count, so that a shift or transpose that did nothing
         // (or undid itself) cannot pass for the real one on the meshes where an even number of
         // them gives the setup back.
         const comet::processor_mesh mesh(nodes);

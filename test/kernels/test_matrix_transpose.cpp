@@ -109,9 +109,9 @@ BOOST_AUTO_TEST_CASE(the_kernel_records_each_dimension) {
             BOOST_TEST((recs[i].params ==
                         comet::params{{"matrix_dim", std::int64_t{quick.dims[i]}},
                                       {"nodes", std::int64_t{nodes}},
-                                      {"form", "send_recv"},
                                       {"reduction", "max_over_ranks"},
-                                      {"order", "round_robin"}}));
+                                      {"cache", "warm"}}));
+            BOOST_TEST((recs[i].values == comet::params{{"form", "send_recv"}, {"order", "round_robin"}}));
             BOOST_TEST_REQUIRE(recs[i].samples.size() == 2u);
             for (double s : recs[i].samples) BOOST_TEST((std::isfinite(s) && s > -1e-3 && s < 1.0));
         }
@@ -119,25 +119,27 @@ BOOST_AUTO_TEST_CASE(the_kernel_records_each_dimension) {
 }
 
 BOOST_AUTO_TEST_CASE(the_kernel_counts_the_transposes_it_verifies) {
-    // fixed_sampling(S, 1) runs one untimed calibration transpose, then S samples of one:
-    // S = 1 gives 2 transposes (even: the setup again), S = 2 gives 3 (odd). Both verify.
+    // fixed_sampling(S, 2) runs one untimed calibration run of 2 transposes, then S samples of
+    // 2, each after one untimed transpose: S = 1 gives 5 transposes (odd), S = 2 gives 8 (even:
+    // the setup again). Both verify.
     for (std::size_t samples : {1u, 2u})
         check_no_throw([&] {
             run(4, [&](transport& t) {
-                comet::kernels::transpose(t, {.dims = {3}, .sampling = comet::fixed_sampling(samples, 1)});
+                comet::kernels::transpose(t, {.dims = {3}, .sampling = comet::fixed_sampling(samples, 2)});
             });
         });
-    // A damaged transpose message is caught: the second (last) one rank 2 receives, since the
+    // A damaged transpose message is caught: the third (last) one rank 2 receives under
+    // fixed_sampling(1, 1) (a calibration transpose, an untimed one, the sample's), since the
     // transpose after a damaged one would carry the damage to rank 2's partner.
     BOOST_CHECK_EXCEPTION(
         run(4,
             [](transport& t) {
                 corrupting_transport<transport> ct(
-                    t, {.rank = 2, .tag = comet::kernels::default_matrix_tag, .nth = 2, .byte = 8});
+                    t, {.rank = 2, .tag = comet::kernels::default_matrix_tag, .nth = 3, .byte = 8});
                 comet::kernels::transpose(ct, {.dims = {3}, .sampling = comet::fixed_sampling(1, 1)});
             }),
         comet::kernels::verification_error, [](const auto& e) {
-            return mentions(e, {"rank 2: transpose x 2: verification failed at west guard cell (1, 0) of rank 2"});
+            return mentions(e, {"rank 2: transpose x 3: verification failed at west guard cell (1, 0) of rank 2"});
         });
 }
 

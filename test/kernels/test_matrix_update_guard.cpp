@@ -152,21 +152,23 @@ BOOST_AUTO_TEST_CASE(the_kernel_records_each_dimension_on_the_test_node) {
             (recs[i].params == comet::params{{"matrix_dim", std::int64_t{quick.dims[i]}},
                                              {"nodes", std::int64_t{4}},
                                              {"reduction", "max_over_ranks"},
-                                             {"order", "round_robin"}}));
+                                             {"cache", "warm"}}));
+        BOOST_TEST((recs[i].values == comet::params{{"order", "round_robin"}}));
         BOOST_TEST_REQUIRE(recs[i].samples.size() == 2u);
         for (double s : recs[i].samples) BOOST_TEST((std::isfinite(s) && s > -1e-3 && s < 1.0));
     }
 }
 
 BOOST_AUTO_TEST_CASE(the_kernel_throws_when_a_received_element_is_wrong) {
-    // fixed_sampling(1, 1): one untimed calibration update and one sample of one, so rank 3
-    // receives two messages with the south tag (its top neighbour's last row). Each update
-    // rewrites the guard, so the damage must be in the second, the last before the check.
+    // fixed_sampling(1, 1): one untimed calibration update, one untimed update (the caches
+    // warm) and one sample of one, so rank 3 receives three messages with the south tag (its
+    // top neighbour's last row). Each update rewrites the guard, so the damage must be in the
+    // third, the last before the check.
     const comet::kernels::matrix_config once{.dims = {3}, .sampling = comet::fixed_sampling(1, 1)};
     BOOST_CHECK_EXCEPTION(
         run(4,
             [&](transport& t) {
-                corrupting_transport<transport> ct(t, {.rank = 3, .tag = comet::kernels::default_matrix_tag + 1, .nth = 2});
+                corrupting_transport<transport> ct(t, {.rank = 3, .tag = comet::kernels::default_matrix_tag + 1, .nth = 3});
                 return comet::kernels::update_guard(ct, once);
             }),
         comet::kernels::verification_error, [](const auto& e) {

@@ -13,6 +13,7 @@
 
 #include "../support/messages.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <set>
@@ -29,7 +30,8 @@ inline const k::nbc_config quick{.operations = {k::nbc_operation::ibarrier, k::n
                                  .intervals = {1024, 65536},
                                  .window = {.measurements = 4, .max_widenings = 3}};
 
-inline double median(const comet::record& r) { return comet::summarize(r.samples).median; }
+/// The median of `r`'s valid samples.
+inline double median(const comet::record& r) { return comet::summarize(r).median; }
 
 /// The time-based record of `progression` at `interval` (0: none) in `r`.
 inline const comet::record* find(const comet::result_set& r, std::string_view method, std::string_view progression, double interval) {
@@ -57,30 +59,80 @@ BOOST_AUTO_TEST_CASE(threads_every_operation_progression_and_method_has_its_reco
     BOOST_TEST_REQUIRE(r.size() == k::nbc_points<comet::threads::transport>(quick));
     BOOST_TEST(r.size() == 9u * (1u + 2u * 4u));
     std::set<std::string> curves;
+    const comet::record* blocking = nullptr;  // T_b's record of the point in progress
     for (const auto& rec : r.records) {
         BOOST_TEST(rec.kernel == "nbc");
-        for (const char* name : {"operation", "size", "nodes", "implementation", "algorithm", "method", "window", "overruns", "blocking"})
+        // The point's name: operation, size, nodes, implementation, algorithm, method, scheme
+        // (and progression, interval); the window and what was measured in it are values.
+        for (const char* name : {"operation", "size", "nodes", "implementation", "algorithm", "method", "scheme"})
             BOOST_TEST(rec.params.contains(name), name);
+        for (const char* name : {"window", "widenings", "tolerance", "clock_error"})
+            BOOST_TEST(rec.values.contains(name), name);
+        // T_b is a value of every record but the blocking one whose windows all failed (a
+        // loaded machine), which says so by its flag.
+        if (comet::find_flag(rec.flags, "point") == nullptr || rec.params.text("method") != "blocking")
+            BOOST_TEST(rec.values.contains("blocking"));
+        for (const char* name : {"window", "overruns", "measurements", "blocking", "hidden", "curve"})
+            BOOST_TEST(!rec.params.contains(name), name);
         BOOST_TEST((rec.params.text("implementation") == "schedule"));  // no native nonblocking collectives here
-        for (const auto& note : rec.notes)  // only a window that kept overrunning on a loaded machine
-            BOOST_TEST(comet_test::mentions(std::runtime_error(note), {"the window kept overrunning"}));
-        BOOST_TEST((!rec.samples.empty() || !rec.notes.empty()));
+        // A window some rank started late, or lost its CPU in, is dropped, counted; valid +
+        // dropped is every measurement made, at least the 4 wanted; fewer than 4 valid is said,
+        // fewer than 2 flags the whole point (only on a loaded machine).
+        BOOST_TEST(comet::total_measurements(rec) >= 4u);
+        for (const auto& [why, n] : rec.dropped) BOOST_TEST((why == "late_start" || why == "preempted"), why);
+        for (const auto& note : rec.notes) BOOST_TEST(comet_test::mentions(std::runtime_error(note), {"measurements valid", "4 wanted"}));
+        if (comet::find_flag(rec.flags, "point") == nullptr) BOOST_TEST(comet::valid_count(rec) >= 2u);
         if (rec.params.text("method") == "blocking") {
+            blocking = &rec;
             for (double x : rec.samples) BOOST_TEST(x > 0.0);
+            // T_b: the median of the valid blocking measurements; a point without any (every
+            // window failed, on a loaded machine) is flagged as a whole, and so is every record
+            // sized from it (below).
+            if (comet::valid_count(rec) > 0)
+                BOOST_TEST(*rec.values.number("blocking") == median(rec));
+            else
+                BOOST_TEST(comet::find_flag(rec.flags, "point") != nullptr);
             continue;
         }
-        for (const char* name : {"progression", "interval", "compute", "t_init", "t_test", "t_wait", "hidden", "tests", "curve"})
-            BOOST_TEST(rec.params.contains(name), name);
-        BOOST_TEST(rec.params.contains("workload") == (rec.params.text("method") == "work"));
+        BOOST_TEST_REQUIRE(blocking != nullptr);
+        BOOST_TEST((blocking->params.text("operation") == rec.params.text("operation")));
+        BOOST_TEST((blocking->params.number("size") == rec.params.number("size")));
+        // T_b: none when its point kept no valid measurement (every window failed, or every
+        // one was preempted on a loaded machine).
+        const double t_b = blocking->values.number("blocking").value_or(0.0);
+        if (const auto b = blocking->values.number("blocking"))
+            BOOST_TEST(rec.values.number("blocking").value_or(-1.0) == *b);
+        else
+            BOOST_TEST(comet::find_flag(rec.flags, "point") != nullptr);  // sized from no T_b: flagged with it
+        for (const char* name : {"progression", "interval"}) BOOST_TEST(rec.params.contains(name), name);
+        for (const char* name : {"compute", "t_init", "t_test", "t_wait", "tests", "curve"}) BOOST_TEST(rec.values.contains(name), name);
+        BOOST_TEST(rec.values.contains("workload") == (rec.params.text("method") == "work"));
         // N = ceil(size / interval) + 1 test calls.
         if (rec.params.text("progression") == "test") {
             const double n = *rec.params.number("size"), i = *rec.params.number("interval");
-            BOOST_TEST(*rec.params.number("tests") == std::ceil(n / i) + 1);
+            BOOST_TEST(*rec.values.number("tests") == std::ceil(n / i) + 1);
         }
-        // Time-based overhead is a sum of times a rank spent in calls: never negative.
+        // Time-based overhead is a sum of times a rank spent in calls: never negative. A
+        // work-based one below zero is kept, marked invalid, and out of every figure.
         if (rec.params.text("method") == "time")
             for (double x : rec.samples) BOOST_TEST(x >= 0.0);
-        curves.insert(*rec.params.text("curve"));
+        // (A sample may also be invalid for a preemption of one of its ranks, on a loaded machine.)
+        for (std::size_t i = 0; i < rec.samples.size(); ++i)
+            if (rec.samples[i] < 0.0) BOOST_TEST(!comet::is_valid_sample(rec, i));
+        // The share of T_b hidden: 1 − overhead / T_b within [0, 1], flagged when the overhead
+        // exceeds T_b; and flagged with the whole point when T_b's point is.
+        BOOST_TEST(rec.values.contains("hidden") == (comet::valid_count(rec) > 0 && t_b > 0));
+        if (rec.values.contains("hidden")) {
+            const double overhead = median(rec), hidden = *rec.values.number("hidden");
+            BOOST_TEST((hidden >= 0.0 && hidden <= 1.0));
+            BOOST_TEST(hidden == std::clamp(1.0 - overhead / t_b, 0.0, 1.0), boost::test_tools::tolerance(1e-9));
+            if (overhead > t_b) BOOST_TEST(comet::find_flag(rec.flags, "hidden") != nullptr);
+        }
+        if (comet::find_flag(blocking->flags, "point")) {
+            BOOST_TEST(comet::find_flag(rec.flags, "point") != nullptr);
+            BOOST_TEST(comet::find_flag(rec.flags, "hidden") != nullptr);
+        }
+        curves.insert(*rec.values.text("curve"));
     }
     BOOST_TEST((curves == std::set<std::string>{"none", "test every 1024 B", "test every 65536 B", "thread"}));
 }
@@ -98,7 +150,14 @@ BOOST_AUTO_TEST_CASE(the_simulator_shows_the_seeds_shape_for_a_64_KiB_broadcast_
     BOOST_TEST_REQUIRE(r.size() == k::nbc_points<comet::nx2::transport>(cfg));
     BOOST_TEST_REQUIRE((r.records.front().params.text("method") == "blocking"));
     const double t_b = median(r.records.front());
-    BOOST_TEST(t_b == *r.records.front().params.number("blocking"));
+    BOOST_TEST(t_b == *r.records.front().values.number("blocking"));
+    // Virtual time: every window starts on time, none is dropped, nothing is flagged.
+    for (const auto& rec : r.records) {
+        BOOST_TEST(rec.samples.size() == 4u);
+        BOOST_TEST(rec.dropped.empty());
+        BOOST_TEST(rec.flags.empty());
+        BOOST_TEST(*rec.values.integer("widenings") == 0);
+    }
     for (const char* method : {"time", "work"}) {
         BOOST_TEST_CONTEXT("method " << method) {
             // No progression: the tree's forwarding waits for the wait call.
@@ -113,7 +172,7 @@ BOOST_AUTO_TEST_CASE(the_simulator_shows_the_seeds_shape_for_a_64_KiB_broadcast_
                 BOOST_TEST_REQUIRE(at);
                 BOOST_TEST_CONTEXT("interval " << interval) {
                     BOOST_TEST(median(*at) < before);
-                    BOOST_TEST(*at->params.number("hidden") == 1.0 - median(*at) / t_b, boost::test_tools::tolerance(1e-9));
+                    BOOST_TEST(*at->values.number("hidden") == 1.0 - median(*at) / t_b, boost::test_tools::tolerance(1e-9));
                 }
                 before = median(*at);
             }
@@ -122,7 +181,7 @@ BOOST_AUTO_TEST_CASE(the_simulator_shows_the_seeds_shape_for_a_64_KiB_broadcast_
     }
     // The workload was calibrated to T_b: computing it alone takes about as long.
     const comet::record* work = find(r, "work", "none", 0);
-    BOOST_TEST(*work->params.number("compute") == t_b, boost::test_tools::tolerance(0.05));
+    BOOST_TEST(*work->values.number("compute") == t_b, boost::test_tools::tolerance(0.05));
 }
 
 BOOST_AUTO_TEST_CASE(what_a_transport_lacks_is_reported_not_supported) {

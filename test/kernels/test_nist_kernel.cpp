@@ -17,6 +17,7 @@
 #include <array>
 #include <cmath>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 
 namespace nist_kernel_test {
@@ -53,8 +54,12 @@ void check_rows(const comet::result_set& r, const std::string& app, int nodes, s
         BOOST_TEST(*rec.params.integer("nodes") == nodes);
         BOOST_REQUIRE_EQUAL(rec.samples.size(), 1u);
         const double e = rec.samples[0];
-        const double u = *rec.params.number("user"), l = *rec.params.number("logical"), p = *rec.params.number("physical"),
-                     o = *rec.params.number("overhead");
+        // The point: application, setting, D, nodes, trials; the service states and the rest
+        // measured there are values.
+        for (const char* name : {"application", "setting", "dilation", "nodes", "trials"}) BOOST_TEST(rec.params.contains(name), name);
+        BOOST_TEST(rec.params.size() == 5u);
+        const double u = *rec.values.number("user"), l = *rec.values.number("logical"), p = *rec.values.number("physical"),
+                     o = *rec.values.number("overhead");
         BOOST_TEST(e > 0.0, where);
         for (double x : {u, l, p}) BOOST_TEST(x >= 0.0, where);
         BOOST_TEST(o >= -1e-9 * e, where);
@@ -62,12 +67,12 @@ void check_rows(const comet::result_set& r, const std::string& app, int nodes, s
         BOOST_TEST(u > 0.0, where);
         // TM counts data messages, as the seed's tables do; acknowledgements and RC's token and
         // stop notices are counted apart: the ring acknowledges every hop, RC every work message.
-        const std::int64_t data = *rec.params.integer("data_messages"), control = *rec.params.integer("control_messages");
+        const std::int64_t data = *rec.values.integer("data_messages"), control = *rec.values.integer("control_messages");
         BOOST_TEST(data > 0, where);
         if (app == "ring") BOOST_TEST(control == data, where);
         if (app == "mesh") BOOST_TEST(control == 0, where);
         if (app == "rc") BOOST_TEST(control > data, where);
-        if (*rec.params.number("dilation") == 1.0) BOOST_TEST(*rec.params.number("speedup") == 1.0, where);
+        if (*rec.params.number("dilation") == 1.0) BOOST_TEST(*rec.values.number("speedup") == 1.0, where);
     }
 }
 
@@ -106,14 +111,14 @@ BOOST_AUTO_TEST_CASE(table_ii_on_the_ipsc1) {
         const std::string name(nist::to_string(app));
         check_rows(out[0], name, 16, 2, 2);
         const auto& r = out[0].records;
-        const double cm = *r[1].params.number("speedup"), cp = *r[3].params.number("speedup");
+        const double cm = *r[1].values.number("speedup"), cp = *r[3].values.number("speedup");
         BOOST_TEST(*r[1].params.text("setting") == "cm");
         if (app != nist::application::rc) BOOST_TEST(cm >= 1.5, name << " cm: E_1/E_16 = " << cm);
         BOOST_TEST(cp <= (app == nist::application::rc ? 1.2 : 1.15), name << " cp: E_1/E_16 = " << cp);
         // The simulator counts retransmissions: every row has the column, and equation 1 says
         // what it could fit from them.
         for (const comet::record& rec : r) {
-            BOOST_TEST(rec.params.integer("retries").has_value(), name);
+            BOOST_TEST(rec.values.integer("retries").has_value(), name);
             BOOST_TEST(!rec.notes.empty(), name);  // two runs: b0 only, or b1 and b0 exactly, never a tested fit
         }
     }
@@ -140,7 +145,7 @@ BOOST_AUTO_TEST_CASE(the_retries_column_says_what_the_transport_counted) {
     off.retry_timeout = 0;
     const auto none = comet::nx2::run(off, [&](comet::nx2::transport& t) { return nist::dilation_study(t, nist::application::ring, cfg); });
     for (const comet::record& rec : none[0].records) {
-        BOOST_TEST(rec.params.integer("retries").value_or(-1) == 0);
+        BOOST_TEST(rec.values.integer("retries").value_or(-1) == 0);
         BOOST_TEST(comet_test::mentions(std::runtime_error(rec.notes.at(0)), {"every run had 0 retransmissions"}), rec.notes.at(0));
     }
     // A transport that counts none: no column, and the note does not claim there were 0.
@@ -149,7 +154,7 @@ BOOST_AUTO_TEST_CASE(the_retries_column_says_what_the_transport_counted) {
         return nist::dilation_study(t, nist::application::ring, cfg);
     });
     for (const comet::record& rec : unknown[0].records) {
-        BOOST_TEST(!rec.params.integer("retries").has_value());
+        BOOST_TEST(!rec.values.integer("retries").has_value());
         BOOST_TEST(comet_test::mentions(std::runtime_error(rec.notes.at(0)), {"counts no retransmissions"}), rec.notes.at(0));
     }
 }
@@ -175,6 +180,19 @@ BOOST_AUTO_TEST_CASE(the_ring_on_threads) {
         BOOST_TEST(name.find("ring/application:ring/setting:cm/dilation:") == 0u, name);
         BOOST_TEST(name.find("user:") == std::string::npos, name);
     }
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_request_ends_the_study_before_its_next_run) {
+    // Requested before the study starts: the test node's answer reaches every rank before the
+    // first run, no factor is run, and there is no record of one.
+    auto cfg = small();
+    std::stop_source source;
+    source.request_stop();
+    cfg.stop = source.get_token();
+    const auto out = comet::nx2::run(comet::nx2::ipsc860(2), [&](comet::nx2::transport& t) {
+        return nist::dilation_study(t, nist::application::ring, cfg);
+    });
+    for (const auto& r : out) BOOST_TEST(r.records.empty());
 }
 
 BOOST_AUTO_TEST_CASE(bad_studies_are_refused) {

@@ -63,9 +63,10 @@ BOOST_AUTO_TEST_CASE(records_for_the_baseline_and_both_modes_over_the_grid) {
                 BOOST_TEST(*rec.params.text("mode") == "daxpy");
                 BOOST_TEST(*rec.params.integer("nodes") == nodes);
                 BOOST_TEST(*rec.params.integer("hops") == 1);
-                BOOST_TEST(rec.params.size() == 6u);  // and the engine's reduction and order
+                BOOST_TEST(rec.params.size() == 6u);  // and the engine's reduction and cache
                 BOOST_TEST(*rec.params.text("reduction") == "test_node");
-                BOOST_TEST(*rec.params.text("order") == "round_robin");
+                BOOST_TEST(*rec.params.text("cache") == "warm");
+                BOOST_TEST((rec.values == comet::params{{"order", "round_robin"}}));
                 BOOST_TEST(rec.samples.size() == 2u);
                 BOOST_TEST(rec.iterations == 5u);
                 BOOST_TEST(plausible(rec.samples));
@@ -74,13 +75,17 @@ BOOST_AUTO_TEST_CASE(records_for_the_baseline_and_both_modes_over_the_grid) {
                 for (std::int64_t n : {0, 100, 5000})
                     for (const char* mode : {"sync", "async"}) {
                         const auto& rec = records[i++];
-                        // {size, vector_length, mode, nodes, hops, reduction, order}, and the
-                        // sync mode's swap form (the threads transport's buffered sends).
+                        // {size, vector_length, mode, nodes, hops, reduction, cache}; the values
+                        // say the sync mode's swap form (the threads transport's buffered sends)
+                        // and the order of the sweep.
                         const bool sync = std::string_view(mode) == "sync";
-                        BOOST_TEST(rec.params.size() == (sync ? 8u : 7u));
-                        if (sync) BOOST_TEST(*rec.params.text("form") == "send_recv");
+                        BOOST_TEST(rec.params.size() == 7u);
                         BOOST_TEST(*rec.params.text("reduction") == "test_node");
-                        BOOST_TEST(*rec.params.text("order") == "round_robin");
+                        BOOST_TEST(*rec.params.text("cache") == "warm");
+                        if (sync)
+                            BOOST_TEST((rec.values == comet::params{{"form", "send_recv"}, {"order", "round_robin"}}));
+                        else
+                            BOOST_TEST((rec.values == comet::params{{"order", "round_robin"}}));
                         BOOST_TEST(*rec.params.integer("size") == size);
                         BOOST_TEST(*rec.params.integer("vector_length") == n);
                         BOOST_TEST(*rec.params.text("mode") == mode);
@@ -95,9 +100,10 @@ BOOST_AUTO_TEST_CASE(records_for_the_baseline_and_both_modes_over_the_grid) {
 BOOST_AUTO_TEST_CASE(daxpy_goes_through_compute_and_the_modes_use_the_right_calls) {
     const auto r = run_counted(4, quick);
     // quick is fixed_sampling(2, 5): every point runs one untimed calibration run of 5
-    // iterations, then 2 samples of 5 (the test node's repeat loop runs its body 5 times per
-    // run, its empty loop never; the partner runs the body as often).
-    const std::size_t iterations = (1 + 2) * 5;  // per point
+    // iterations, then 2 samples of 5, each after one untimed iteration (the test node's repeat
+    // loop runs its body once per iteration, its empty loop never; the partner runs the body as
+    // often).
+    const std::size_t iterations = kernel_counting::body_runs(2, 5);  // per point: 5 + 2 x (1 + 5)
     const std::size_t grid = 3 * 3;              // sizes × vector lengths
     const std::size_t lengths = 0 + 100 + 5000;
     // The engine's decisions go from the test node to its partner: 3 baseline points and both
@@ -116,7 +122,7 @@ BOOST_AUTO_TEST_CASE(daxpy_goes_through_compute_and_the_modes_use_the_right_call
             // sends nothing of its own: the two nodes start its samples on the engine's messages.
             BOOST_TEST(c.sends == grid * iterations);
             BOOST_TEST(c.recvs == grid * iterations);
-            // Each decision goes from the test node to its partner, which answers it.
+            // Each decision goes from the test node to its partner, which answers each.
             BOOST_TEST(c.engine_sends == decisions);
             BOOST_TEST(c.engine_recvs == decisions);
         }
@@ -136,8 +142,8 @@ BOOST_AUTO_TEST_CASE(without_baseline_and_with_another_pair) {
     const auto r = run_counted(8, cfg);
     BOOST_TEST(r[5].records.size() == 3u * 3u * 2u);
     BOOST_TEST(*r[5].records.records[0].params.integer("hops") == 2);
-    // The first touch, then both modes over the 3 × 3 grid, (1 + 2) × 5 iterations each.
-    BOOST_TEST(r[6].counts.computes == 1 + 2 * 9 * ((1 + 2) * 5u));
+    // The first touch, then both modes over the 3 × 3 grid, 5 + 2 × (1 + 5) iterations each.
+    BOOST_TEST(r[6].counts.computes == 1 + 2 * 9 * kernel_counting::body_runs(2, 5));
     BOOST_TEST(r[6].counts.engine_recvs == kernel_counting::engine_decisions(2 * 9, 2));
     BOOST_TEST(r[0].counts.computes == 0u);
 }

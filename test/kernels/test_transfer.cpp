@@ -57,13 +57,15 @@ BOOST_AUTO_TEST_CASE(a_shuffled_order_is_recorded_with_its_seed_and_the_records_
             const auto& rec = records[i++];
             BOOST_TEST(*rec.params.integer("hops") == h);
             BOOST_TEST(*rec.params.integer("size") == size);
-            BOOST_TEST(*rec.params.text("order") == "shuffle");
-            BOOST_TEST(*rec.params.integer("seed") == 7);
+            // How the points were sampled is what the run did, not which point it is.
+            BOOST_TEST((rec.values == comet::params{{"order", "shuffle"}, {"seed", std::int64_t{7}}}));
+            BOOST_TEST(!rec.params.contains("order"));
+            BOOST_TEST(!rec.params.contains("seed"));
             BOOST_TEST(rec.samples.size() == 2u);
         }
     // Round robin records no seed: it would say nothing.
     const auto rr = run(2, [&](transport& t) { return comet::kernels::echo(t, quick); });
-    BOOST_TEST(!rr[0].records.at(0).params.contains("seed"));
+    BOOST_TEST((rr[0].records.at(0).values == comet::params{{"order", "round_robin"}}));
 }
 
 BOOST_AUTO_TEST_CASE(links_of_a_mesh_rank_skip_repeats_and_itself) {
@@ -93,7 +95,10 @@ BOOST_AUTO_TEST_CASE(links_one_at_a_time_give_a_record_per_link_and_size_on_the_
             BOOST_TEST(*rec.params.integer("hops") == std::popcount(static_cast<unsigned>(4 ^ to)));
             BOOST_TEST(*rec.params.text("mode") == "one_at_a_time");
             BOOST_TEST(*rec.params.text("reduction") == "from");
-            BOOST_TEST(*rec.params.text("form") == "send_recv");  // the threads transport buffers
+            BOOST_TEST(*rec.params.text("cache") == "warm");
+            BOOST_TEST(rec.params.size() == 8u);  // size, hops, nodes, from, to, mode, reduction, cache
+            // the threads transport buffers its sends
+            BOOST_TEST((rec.values == comet::params{{"form", "send_recv"}, {"order", "round_robin"}}));
             BOOST_TEST(rec.samples.size() == 2u);
             for (double x : rec.samples) BOOST_TEST(x > 0.0);
         }
@@ -121,7 +126,8 @@ BOOST_AUTO_TEST_CASE(links_at_once_run_every_link_together_even_where_they_form_
             BOOST_TEST(rec.stop == "fixed");
             for (double x : rec.samples) BOOST_TEST(x > 0.0);
         }
-        if (exchange) BOOST_TEST(*records[0].params.text("form") == "isend_irecv_wait_all");
+        if (exchange) BOOST_TEST(*records[0].values.text("form") == "isend_irecv_wait_all");
+        if (!exchange) BOOST_TEST(*records[0].params.text("buffer") == "same");  // a received message echoed back
         BOOST_TEST(*records[3].params.integer("from") == 1);
         BOOST_TEST(*records[3].params.integer("to") == 2);
     }
@@ -301,7 +307,9 @@ BOOST_AUTO_TEST_CASE(every_injected_fault_is_reported_or_harmless) {
                         BOOST_TEST(o.error.find("rank ") != std::string::npos, where);
                         const bool known = o.error_type == typeid(comet::verification_error).name() ||
                                            o.error_type == typeid(comet::timeout_error).name() ||
-                                           o.error_type == typeid(comet::deadlock_error).name();
+                                           o.error_type == typeid(comet::deadlock_error).name() ||
+                                           // a duplicated message of the sampling engine's, arriving where a shorter one is due
+                                           o.error_type == typeid(comet::truncation_error).name();
                         BOOST_TEST(known, where << " (" << o.error_type << ")");
                         if (o.error_type == typeid(comet::verification_error).name())
                             BOOST_TEST((o.error.find(kernel) != std::string::npos || o.error.find("forward_points") != std::string::npos), where);

@@ -30,6 +30,7 @@
 #include <comet/kernels/windowed_collectives.hpp>
 #include <comet/nbc/engine.hpp>
 #include <comet/ops/ops.hpp>
+#include <comet/stats/compare.hpp>
 #include <comet/suite/suite.hpp>
 #include <comet/testing/conformance.hpp>
 #include <comet/timing/global_clock.hpp>
@@ -1046,7 +1047,11 @@ BOOST_AUTO_TEST_CASE(kernels_record_on_the_test_node) {
             BOOST_TEST(rec.params.integer("nodes").value_or(-1) == world.size());
             for (double s : rec.samples) BOOST_TEST(s > 0.0);
         }
-        for (const comet::record* rec : r.of("pairwise")) BOOST_TEST(rec->params.text("form").value_or("") == "sendrecv");
+        for (const comet::record* rec : r.of("pairwise")) {
+            // How the exchange ran is a value of the record, not part of its point.
+            BOOST_TEST(rec->values.text("form").value_or("") == "sendrecv");
+            BOOST_TEST(!rec->params.contains("form"));
+        }
     }
 }
 
@@ -1171,17 +1176,21 @@ BOOST_AUTO_TEST_CASE(windowed_collectives_and_sync_on_the_job) {
         for (const comet::record* rec : r.of("collectives"))
             if (rec->params.text("operation") == op && rec->params.text("measure") == how &&
                 rec->params.text("reduction") == reduction && rec->params.number("size") == size)
-                return comet::summarize(rec->samples).median;
+                return comet::summarize(*rec).median;
         return -1.0;
     };
     for (const comet::record* rec : r.of("collectives")) {
-        BOOST_TEST(!rec->samples.empty());
+        // Measured, or (on a job too busy for its windows) flagged as a whole, saying why.
+        const comet::flag* whole = comet::find_flag(rec->flags, "point");
+        BOOST_TEST((comet::valid_count(*rec) >= 2u || whole != nullptr));
+        if (whole) BOOST_TEST_MESSAGE("flagged: " << comet::point_name(*rec) << ": " << whole->why);
         BOOST_TEST(rec->params.integer("nodes").value_or(-1) == world.size());
         BOOST_TEST(rec->params.text("scheme").value_or("") == (global ? "none" : "log_p"));
-        if (!global && world.size() > 1) BOOST_TEST(rec->params.number("clock_error").value_or(-1) > 0.0);
+        if (!global && world.size() > 1) BOOST_TEST(rec->values.number("clock_error").value_or(-1) > 0.0);
+        BOOST_TEST(rec->values.number("tolerance").value_or(-1) >= comet::window_config{}.late_slack);
         const std::string op = *rec->params.text("operation"), how = *rec->params.text("measure");
         const double size = *rec->params.number("size");
-        BOOST_TEST(median(op, how, "min", size) <= median(op, how, "max", size), op << " " << how << " " << size);
+        if (!whole) BOOST_TEST(median(op, how, "min", size) <= median(op, how, "max", size), op << " " << how << " " << size);
     }
     BOOST_TEST_REQUIRE(r.of("sync").size() == 2u);
     for (const comet::record* rec : r.of("sync")) {

@@ -1,12 +1,14 @@
 // Tests of comet/timing/window.hpp and the kernel `collectives`
 // (comet/kernels/windowed_collectives.hpp) on the simulated iPSC/860, in virtual time, where
 // every figure is exact and the same on every run: an operation of known length reads exactly
-// that length under every reduction, both ways; the default window never overruns; a window
-// set too short overruns, doubles until it holds, and says so; a skewed clock is synchronised
+// that length under every reduction, both ways; the default window never sees a late start; in
+// a window set too short the late starts are dropped and counted, and it doubles until it holds
+// (or, not allowed to, its point is flagged); a skewed clock is synchronised
 // and the first-start-to-last-finish reduction stays within the clock's error; and the seed's
 // LogP example — a linear broadcast, measured pipelined, reads lower than one broadcast alone.
 #include <comet/kernels/windowed_collectives.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 #include <comet/timing/window.hpp>
 #include <comet/transport/decorators/skewed_clock.hpp>
 #include <comet/transport/nx2.hpp>
@@ -42,7 +44,7 @@ inline double median_of(const comet::result_set& r, const std::string& operation
     for (const auto& rec : r.records)
         if (rec.params.text("operation") == operation && rec.params.text("measure") == how &&
             rec.params.text("reduction") == reduction && rec.params.number("size") == static_cast<double>(size))
-            return comet::summarize(rec.samples).median;
+            return comet::summarize(rec).median;
     BOOST_FAIL("no record " << operation << " " << how << " " << reduction << " " << size);
     return 0.0;
 }
@@ -57,12 +59,18 @@ BOOST_AUTO_TEST_CASE(a_known_operation_reads_exactly_its_length_and_the_default_
     for (auto how : {window_measure::window, window_measure::pipelined}) {
         BOOST_TEST_CONTEXT(comet::to_string(how)) {
             const comet::windowed_point w = busy_on(6, how, {.measurements = 10, .pipeline = 4});
-            BOOST_TEST(w.overruns == 0u);
+            BOOST_TEST(w.late == 0u);
             BOOST_TEST(w.widenings == 0);
-            BOOST_TEST(w.measurements == 10u);
+            BOOST_TEST(w.attempts == 10u);
+            BOOST_TEST(w.valid() == 10u);
             BOOST_TEST(w.clock_error == 0.0);
-            // Four times the longest part of any rank: 100 µs once, or four times back to back.
-            BOOST_TEST(w.window == 4 * 100e-6 * (how == window_measure::pipelined ? 4 : 1), boost::test_tools::tolerance(1e-9));
+            BOOST_TEST(w.tolerance == 1e-6);  // a global clock: the slack alone
+            // Four times the longest part of any rank: 100 µs once, or four times back to back,
+            // and what interrupt handlers took from it meanwhile (the messages of the calibration's
+            // barriers and broadcasts land on some node while it computes: 23.6 µs each).
+            const double op = 100e-6 * (how == window_measure::pipelined ? 4 : 1);
+            BOOST_TEST(w.window >= 4 * op);
+            BOOST_TEST(w.window <= 4 * (op + 2 * 23.6067e-6));
             for (auto r : comet::all_rank_reductions) {
                 BOOST_TEST_REQUIRE(w.of(r).size() == 10u);
                 for (double x : w.of(r)) BOOST_TEST(x == 100e-6, boost::test_tools::tolerance(1e-9));
@@ -71,22 +79,33 @@ BOOST_AUTO_TEST_CASE(a_known_operation_reads_exactly_its_length_and_the_default_
     }
 }
 
-BOOST_AUTO_TEST_CASE(a_window_too_short_overruns_doubles_and_reports_it) {
+BOOST_AUTO_TEST_CASE(a_window_too_short_drops_late_starts_and_doubles) {
     const comet::windowed_point w = busy_on(4, window_measure::window, {.measurements = 10, .window_seconds = 10e-6});
-    // 10, 20, 40, 80 µs overrun a 100 µs operation; 160 µs holds.
+    // 10, 20, 40, 80 µs: every window after a batch's first starts while the ranks are still in
+    // the 100 µs operation (late, dropped); 160 µs holds. The first of each batch is valid.
     BOOST_TEST(w.widenings == 4);
     BOOST_TEST(w.window == 160e-6, boost::test_tools::tolerance(1e-12));
-    BOOST_TEST(w.measurements == 50u);
-    BOOST_TEST(w.overruns == 4u * 9u);  // in every short batch, every window after the first
+    BOOST_TEST(w.attempts == 50u);
+    BOOST_TEST(w.late == 4u * 9u);
+    BOOST_TEST(w.valid() == 14u);  // four from the short batches, and the whole last batch (every valid one is kept)
     BOOST_TEST(!w.gave_up);
+    BOOST_TEST_REQUIRE(w.kept.size() == 14u);
     for (double x : w.of(rank_reduction::max)) BOOST_TEST(x == 100e-6, boost::test_tools::tolerance(1e-9));
 
-    // Not allowed to widen enough: it gives up, keeps what started together, and says so.
+    // Not allowed to widen enough, nor to try long: it gives up with what started together.
     const comet::windowed_point short_ = busy_on(4, window_measure::window,
-                                                 {.measurements = 10, .window_seconds = 10e-6, .max_widenings = 1});
+                                                 {.measurements = 10, .window_seconds = 10e-6, .max_widenings = 1, .max_attempts = 3});
     BOOST_TEST(short_.gave_up);
     BOOST_TEST(short_.widenings == 1);
-    BOOST_TEST(short_.of(rank_reduction::max).size() == 1u);  // only the first window of the last batch
+    BOOST_TEST(short_.attempts == 30u);
+    BOOST_TEST(short_.late == 27u);
+    BOOST_TEST(short_.of(rank_reduction::max).size() == 3u);  // the first window of each batch
+    comet::record rec{"collectives", {}, short_.of(rank_reduction::max)};
+    comet::describe_window(rec, short_, {.measurements = 10});
+    BOOST_TEST(comet::total_measurements(rec) == 30u);
+    BOOST_TEST_REQUIRE(comet::find_flag(rec.flags, "point") != nullptr);
+    BOOST_TEST(comet::find_flag(rec.flags, "point")->why.starts_with("its windows kept failing: 3 of 30 measurements valid (started on time, undisturbed)"));
+    BOOST_TEST(!comet::usable(rec));
 }
 
 BOOST_AUTO_TEST_CASE(a_skewed_clock_bounds_first_start_to_last_finish) {
@@ -100,7 +119,8 @@ BOOST_AUTO_TEST_CASE(a_skewed_clock_bounds_first_start_to_last_finish) {
         });
     const comet::windowed_point& w = out[0];
     BOOST_TEST(w.clock_error > 0.0);
-    BOOST_TEST(w.overruns == 0u);
+    BOOST_TEST(w.late == 0u);
+    BOOST_TEST(w.tolerance > 1e-6);  // the clock's error bound and the slack
     BOOST_TEST_REQUIRE(w.of(rank_reduction::span).size() == 6u);
     for (double x : w.of(rank_reduction::span)) {
         BOOST_TEST(x >= 100e-6 * (1 - 2e-4));
@@ -126,8 +146,9 @@ BOOST_AUTO_TEST_CASE(pipelined_reads_a_linear_broadcast_lower_than_one_broadcast
         }
     }
     for (const auto& rec : r.records) {
-        BOOST_TEST((rec.params.number("overruns") == 0.0));
-        BOOST_TEST((rec.params.text("implementation") == "linear"));
+        BOOST_TEST(rec.dropped.empty());  // no late start
+        BOOST_TEST(comet::total_measurements(rec) == 20u);
+        BOOST_TEST((rec.values.text("implementation") == "linear"));
         BOOST_TEST((rec.params.text("scheme") == "none"));  // virtual time is global: no sync
         BOOST_TEST((rec.params.number("nodes") == 16.0));
     }

@@ -47,14 +47,14 @@ int main(int argc, char** argv) {
             for (auto [into, from] : {std::pair{&runs.first, &plain}, std::pair{&runs.second, &held}}) {
                 if (b == 0) {
                     *into = *from;
-                    for (auto& r : into->records) r.rounds = {r.samples.size()};
+                    for (auto& r : into->records) r.rounds = {{r.samples.size(), r.iterations}};
                     continue;
                 }
                 for (std::size_t i = 0; i < from->records.size(); ++i) {  // the same points, in the same order
                     auto& r = into->records.at(i);
                     r.samples.insert(r.samples.end(), from->records[i].samples.begin(), from->records[i].samples.end());
                     r.overheads.insert(r.overheads.end(), from->records[i].overheads.begin(), from->records[i].overheads.end());
-                    r.rounds.push_back(from->records[i].samples.size());
+                    r.rounds.push_back({from->records[i].samples.size(), from->records[i].iterations});
                 }
             }
         }

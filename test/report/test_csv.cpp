@@ -1,5 +1,7 @@
-// Tests of comet/report/csv.hpp: the header is the union of param names in first-seen order,
-// missing params, NaN values and statistics the sample count does not support are empty cells,
+// Tests of comet/report/csv.hpp: the header is the union of param names, then of value names,
+// in first-seen order, then the statistics (n of total measurements) and the flags; missing
+// params and values, NaN values and statistics the sample count does not support are empty cells,
+// statistics are over the valid samples and empty for a point flagged as a whole,
 // words are quoted as RFC 4180 wants, every number reads back to the same double, a flagged
 // fit has empty coefficients and its flags, and so has a flagged COMMTEST statistic; an
 // unsupported protocol says so.
@@ -49,6 +51,14 @@ inline std::vector<std::string> cells(const std::string& line) {
     return out;
 }
 
+/// The flags cell of `r`: every flag a reader must see (the record's own, then those its
+/// samples call for: stats/validity.hpp), "what: why" joined by ";".
+inline std::string flags_cell(const comet::record& r) {
+    std::string out;
+    for (const auto& f : comet::assess(r).flags) out += (out.empty() ? "" : ";") + f.what + ": " + f.why;
+    return out;
+}
+
 inline comet::result_set sample_results() {
     comet::result_set rs;
     rs.records.push_back({"echo", {{"size", std::int64_t{8}}, {"hops", std::int64_t{1}}}, {3e-6, 1e-6, 2e-6}});
@@ -68,8 +78,8 @@ BOOST_AUTO_TEST_CASE(header_is_kernel_then_param_union_then_stats) {
     comet::write_csv(os, csv_test::sample_results());
     const auto l = csv_test::lines(os.str());
     BOOST_TEST_REQUIRE(l.size() == 5u);
-    BOOST_TEST(l[0] == "kernel,size,hops,mode,vector_length,protocol,load,n,min,median,mean,max,stddev,p05,p95,"
-                       "median_ci_low,median_ci_high,ci_coverage,mad,rel_spread,unstable,iterations,overhead,stop");
+    BOOST_TEST(l[0] == "kernel,size,hops,mode,vector_length,protocol,load,n,total,min,median,mean,max,stddev,p05,p95,"
+                       "median_ci_low,median_ci_high,ci_coverage,mad,rel_spread,unstable,iterations,overhead,stop,flags");
 }
 
 BOOST_AUTO_TEST_CASE(rows_hold_params_and_summary_in_seconds) {
@@ -79,24 +89,94 @@ BOOST_AUTO_TEST_CASE(rows_hold_params_and_summary_in_seconds) {
     BOOST_TEST_REQUIRE(l.size() == 5u);
     // echo: samples 3, 1, 2 µs → min 1e-06, median 2e-06, mean 2e-06, max 3e-06, stddev 1e-06
     const auto echo = csv_test::cells(l[1]);
-    BOOST_TEST_REQUIRE(echo.size() == 24u);
+    BOOST_TEST_REQUIRE(echo.size() == 26u);
     BOOST_TEST(echo[0] == "echo");
     BOOST_TEST(echo[1] == "8");
     BOOST_TEST(echo[2] == "1");
     BOOST_TEST(echo[3] == "");  // no mode
-    BOOST_TEST(echo[7] == "3");
-    BOOST_TEST(std::strtod(echo[8].c_str(), nullptr) == 1e-6);
-    BOOST_TEST(std::strtod(echo[9].c_str(), nullptr) == 2e-6);
-    BOOST_TEST(std::strtod(echo[11].c_str(), nullptr) == 3e-6);
+    BOOST_TEST(echo[7] == "3");  // n: valid samples
+    BOOST_TEST(echo[8] == "3");  // total: every measurement
+    BOOST_TEST(std::strtod(echo[9].c_str(), nullptr) == 1e-6);
+    BOOST_TEST(std::strtod(echo[10].c_str(), nullptr) == 2e-6);
+    BOOST_TEST(std::strtod(echo[12].c_str(), nullptr) == 3e-6);
     // 3 samples: no percentiles, no interval of the median (empty cells, never "nan")
-    for (std::size_t i = 13; i < 18; ++i) BOOST_TEST(echo[i] == "");
+    for (std::size_t i = 14; i < 19; ++i) BOOST_TEST(echo[i] == "");
     // deviations from 2 µs: 1, 1, 0 → MAD 1 µs, scaled by 1.4826; relative 74%: unstable
-    BOOST_TEST(echo[18] == "1.482602218505602e-06");
-    BOOST_TEST(echo[20] == "true");
+    BOOST_TEST(echo[19] == "1.482602218505602e-06");
+    BOOST_TEST(echo[21] == "true");
+    // 74% is no spread to read a median at: every statistic is flagged, first.
+    BOOST_TEST(echo[25] == csv_test::flags_cell(csv_test::sample_results().records[0]));
+    BOOST_TEST(echo[25].starts_with("statistics: "), echo[25]);
     // overlap: 0.25 and 0.75 → median = mean = 0.5, stddev = sqrt((0.0625 + 0.0625) / 1),
     // MAD 0.25·1.4826
-    BOOST_TEST(l[2] == "overlap,2536,,async,1000,,,2,0.25,0.5,0.5,0.75,0.3535533905932738,,,,,,0.3706505546264005,"
-                       "0.741301109252801,true,,,");
+    BOOST_TEST(l[2] == "overlap,2536,,async,1000,,,2,2,0.25,0.5,0.5,0.75,0.3535533905932738,,,,,,0.3706505546264005,"
+                       "0.741301109252801,true,,,," +
+                           csv_test::flags_cell(csv_test::sample_results().records[1]));
+    BOOST_TEST(csv_test::flags_cell(csv_test::sample_results().records[1]).starts_with("statistics: "));
+}
+
+BOOST_AUTO_TEST_CASE(values_follow_the_params_and_flags_come_last) {
+    // Values are columns after every param (a param of a later record still comes first), a
+    // record lacking one has an empty cell; an invalid sample is out of the statistics and a
+    // dropped measurement counts in total; the flags, the record's and those its samples call
+    // for, are "what: why" joined by ";".
+    comet::result_set rs;
+    comet::record a{"broadcast", {{"size", std::int64_t{8}}}, {2e-6, 1.98e-6, -1e-6, 2.02e-6}};
+    a.values.set("implementation", "native").set("closing_barrier", 0.5);
+    comet::mark_negative(a);
+    comet::add_dropped(a, "late_start", 2);
+    comet::add_flag(a, "without_barrier", "not resolved");
+    rs.records.push_back(a);
+    comet::record b{"echo", {{"hops", std::int64_t{1}}}, {1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1.5e-6}};
+    b.values.set("order", "round_robin");
+    rs.records.push_back(b);
+    std::ostringstream os;
+    comet::write_csv(os, rs);
+    const auto l = csv_test::lines(os.str());
+    BOOST_TEST_REQUIRE(l.size() == 3u);
+    BOOST_TEST(l[0].starts_with("kernel,size,hops,implementation,closing_barrier,order,n,total,min,"));
+    BOOST_TEST(l[0].ends_with(",stop,flags"));
+    const auto c = csv_test::cells(l[1]);
+    BOOST_TEST_REQUIRE(c.size() == 25u);
+    BOOST_TEST(c[1] == "8");
+    BOOST_TEST(c[2] == "");
+    BOOST_TEST(c[3] == "native");
+    BOOST_TEST(c[4] == "0.5");
+    BOOST_TEST(c[5] == "");
+    BOOST_TEST(c[6] == "3");  // n: the valid samples 2, 1.98 and 2.02 µs
+    BOOST_TEST(c[7] == "6");  // total: 4 samples and 2 dropped
+    BOOST_TEST(std::strtod(c[8].c_str(), nullptr) == 1.98e-6);  // min: not the invalid −1 µs
+    BOOST_TEST(std::strtod(c[9].c_str(), nullptr) == 2e-6);     // median
+    BOOST_TEST(std::strtod(c[11].c_str(), nullptr) == 2.02e-6);  // max
+    BOOST_TEST(c[24] == "without_barrier: not resolved");
+    const auto d = csv_test::cells(l[2]);
+    BOOST_TEST_REQUIRE(d.size() == 25u);
+    BOOST_TEST(d[3] == "");
+    BOOST_TEST(d[5] == "round_robin");
+    BOOST_TEST(d[6] == "10");
+    BOOST_TEST(d[7] == "10");
+    // 1.5 µs against a median of 1 µs and a MAD of 0: an outlier, which flags max, stddev and
+    // mean (moved 5% from the others'); and a tenth of the samples apart, which flags every
+    // statistic.
+    BOOST_TEST(d[24] == csv_test::flags_cell(b));
+    for (const char* what : {"statistics: ", ";max: ", ";stddev: ", ";mean: "}) BOOST_TEST(d[24].find(what) != std::string::npos, what);
+}
+
+BOOST_AUTO_TEST_CASE(a_point_flagged_as_a_whole_has_no_statistic) {
+    comet::result_set rs;
+    comet::record r{"collectives", {{"operation", "bcast"}}, {1e-6, 1e-6}};
+    comet::add_dropped(r, "late_start", 38);
+    comet::add_flag(r, "point", "its windows kept failing");
+    rs.records.push_back(r);
+    std::ostringstream os;
+    comet::write_csv(os, rs);
+    const auto c = csv_test::cells(csv_test::lines(os.str()).at(1));
+    BOOST_TEST_REQUIRE(c.size() == 21u);
+    BOOST_TEST(c[2] == "2");   // n: its samples are still counted
+    BOOST_TEST(c[3] == "40");  // total
+    for (std::size_t i = 4; i < 16; ++i) BOOST_TEST(c[i] == "", i);  // min .. rel_spread: not reported
+    BOOST_TEST(c[16] == "false");
+    BOOST_TEST(c[20] == "point: its windows kept failing");
 }
 
 BOOST_AUTO_TEST_CASE(words_with_commas_and_quotes_are_quoted) {
@@ -116,27 +196,29 @@ BOOST_AUTO_TEST_CASE(record_without_samples_has_n_0_and_empty_stats) {
     std::ostringstream os;
     comet::write_csv(os, csv_test::sample_results());
     const auto c = csv_test::cells(csv_test::lines(os.str())[3]);
-    BOOST_TEST_REQUIRE(c.size() == 24u);
+    BOOST_TEST_REQUIRE(c.size() == 26u);
     BOOST_TEST(c[5] == "(0,3)");
     BOOST_TEST(c[7] == "0");
-    for (std::size_t i = 8; i < 20; ++i) BOOST_TEST(c[i] == "");  // NaN → empty, never "nan"
-    BOOST_TEST(c[20] == "false");
+    BOOST_TEST(c[8] == "0");
+    for (std::size_t i = 9; i < 21; ++i) BOOST_TEST(c[i] == "");  // NaN → empty, never "nan"
+    BOOST_TEST(c[21] == "false");
+    BOOST_TEST(c[25] == "");  // no flags: no measurement, nothing to flag
 }
 
 BOOST_AUTO_TEST_CASE(numbers_round_trip_exactly) {
     std::ostringstream os;
     comet::write_csv(os, csv_test::sample_results());
     const auto c = csv_test::cells(csv_test::lines(os.str())[4]);
-    BOOST_TEST(std::strtod(c[8].c_str(), nullptr) == 1.0 / 3.0);  // 17 significant digits survive
-    BOOST_TEST(c[12] == "");                                       // stddev of one sample: NaN
+    BOOST_TEST(std::strtod(c[9].c_str(), nullptr) == 1.0 / 3.0);  // 17 significant digits survive
+    BOOST_TEST(c[13] == "");                                       // stddev of one sample: NaN
 }
 
 BOOST_AUTO_TEST_CASE(empty_result_set_is_just_the_header) {
     std::ostringstream os;
     comet::write_csv(os, comet::result_set{});
     BOOST_TEST(os.str() ==
-               "kernel,n,min,median,mean,max,stddev,p05,p95,median_ci_low,median_ci_high,ci_coverage,mad,rel_spread,"
-               "unstable,iterations,overhead,stop\n");
+               "kernel,n,total,min,median,mean,max,stddev,p05,p95,median_ci_low,median_ci_high,ci_coverage,mad,rel_spread,"
+               "unstable,iterations,overhead,stop,flags\n");
 }
 
 BOOST_AUTO_TEST_CASE(fits_and_bandwidth_csv) {
@@ -225,7 +307,7 @@ BOOST_AUTO_TEST_CASE(stream_locale_does_not_reach_the_numbers) {
     comet::result_set rs;
     rs.records.push_back({"echo", {{"size", std::int64_t{2536}}}, std::vector<double>(1500, 1.0)});
     comet::write_csv(os, rs);
-    BOOST_TEST(csv_test::lines(os.str())[1] == "echo,2536,1500,1,1,1,1,0,1,1,1,1,0.9532389202177514,0,0,false,,,");
+    BOOST_TEST(csv_test::lines(os.str())[1] == "echo,2536,1500,1500,1,1,1,1,0,1,1,1,1,0.9532389202177514,0,0,false,,,,");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,8 +1,9 @@
 // Tests of comet/report/gbench.hpp: the output is strict JSON in Google Benchmark 1.7.1's shape
 // (context keys, per-sample "iteration" entries in ns, then mean/median/stddev/cv aggregates),
-// benchmarks are named by point_name with the descriptive params as the label, family and
-// instance indices count kernels and their points, and records without samples or with a
-// single one are written as the format allows. That Google's own compare.py reads the file is
+// benchmarks are named by point_name (the params) with the record's values as the label, family and
+// instance indices count kernels and their points, records without samples or with a single
+// one are written as the format allows, and only valid samples are repetitions (each with its
+// round's iterations), a point flagged as a whole none. That Google's own compare.py reads the file is
 // the cli test cli_gbench_compare_py (examples/CMakeLists.txt).
 #include <comet/report/gbench.hpp>
 #include <comet/report/json_read.hpp>
@@ -96,8 +97,9 @@ BOOST_AUTO_TEST_CASE(unrecorded_machine_facts_are_absent) {
 
 BOOST_AUTO_TEST_CASE(a_record_is_a_benchmark_with_a_repetition_per_sample) {
     const comet::result_set rs{{{.kernel = "echo",
-                                 .params = {{"size", 8}, {"hops", 1}, {"nodes", 2}, {"reduction", "test_node"}, {"order", "round_robin"}},
+                                 .params = {{"size", 8}, {"hops", 1}, {"nodes", 2}, {"reduction", "test_node"}},
                                  .samples = {1e-6, 3e-6, 2e-6},
+                                 .values = {{"order", "round_robin"}},
                                  .iterations = 32}}};
     const gbench_test::value doc = gbench_test::written(rs);
     const auto& b = gbench_test::at(doc, "benchmarks").items;
@@ -150,7 +152,7 @@ BOOST_AUTO_TEST_CASE(indices_count_kernels_and_their_points) {
     for (const auto& e : gbench_test::at(doc, "benchmarks").items) {
         names.push_back(gbench_test::at(e, "name").text);
         indices.emplace_back(gbench_test::at(e, "family_index").integer, gbench_test::at(e, "per_family_instance_index").integer);
-        BOOST_TEST(!e.find("label"));  // no descriptive params
+        BOOST_TEST(!e.find("label"));  // no values
     }
     BOOST_TEST((names == std::vector<std::string>{"echo/size:8", "echo/size:8", "echo/size:8_mean", "echo/size:8_median", "echo/size:8_stddev",
                                                   "echo/size:8_cv", "barrier/nodes:2", "barrier/nodes:2_mean", "barrier/nodes:2_median",
@@ -161,6 +163,40 @@ BOOST_AUTO_TEST_CASE(indices_count_kernels_and_their_points) {
     BOOST_TEST((indices[6] == index{1, 0}));   // barrier: the second kernel
     BOOST_TEST((indices[9] == index{0, 1}));   // echo's second point written
     BOOST_TEST((indices[14] == index{0, 1}));
+}
+
+BOOST_AUTO_TEST_CASE(only_valid_samples_are_repetitions_each_with_its_rounds_iterations) {
+    // Two rounds, of 100 and 10 iterations; the second sample is invalid (negative): the three
+    // valid ones are repetitions 0..2, and the aggregates are theirs. A point flagged as a
+    // whole is left out like one without samples.
+    comet::record r{.kernel = "echo",
+                    .params = {{"size", 8}},
+                    .samples = {1e-6, -1e-6, 2e-6, 3e-6},
+                    .values = {{"implementation", "native"}, {"closing_barrier", 0.5}},
+                    .iterations = 100,
+                    .rounds = {{2, 100}, {2, 10}}};
+    comet::mark_negative(r);
+    comet::record flagged{.kernel = "echo", .params = {{"size", 16}}, .samples = {1e-6, 1e-6}};
+    comet::add_flag(flagged, "point", "its windows kept failing");
+    const gbench_test::value doc = gbench_test::written(comet::result_set{{r, flagged}});
+    const auto& b = gbench_test::at(doc, "benchmarks").items;
+    BOOST_TEST_REQUIRE(b.size() == 3u + 4u);  // nothing of size 16
+    const double ns[] = {1000, 2000, 3000};
+    const std::int64_t iterations[] = {100, 10, 10};
+    for (std::size_t i = 0; i < 3; ++i) {
+        BOOST_TEST(gbench_test::at(b[i], "name").text == "echo/size:8");
+        BOOST_TEST(gbench_test::at(b[i], "label").text == "implementation:native/closing_barrier:0.5");
+        BOOST_TEST(gbench_test::at(b[i], "repetitions").integer == 3);
+        BOOST_TEST(gbench_test::at(b[i], "repetition_index").integer == static_cast<std::int64_t>(i));
+        BOOST_TEST(gbench_test::at(b[i], "iterations").integer == iterations[i]);
+        BOOST_TEST(gbench_test::at(b[i], "real_time").number == ns[i], boost::test_tools::tolerance(1e-12));
+    }
+    // The mean over every iteration timed: (100·1 + 10·2 + 10·3) µs / 120.
+    BOOST_TEST(gbench_test::at(b[3], "aggregate_name").text == "mean");
+    BOOST_TEST(gbench_test::at(b[3], "iterations").integer == 3);
+    BOOST_TEST(gbench_test::at(b[3], "real_time").number == 1250, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(gbench_test::at(b[4], "aggregate_name").text == "median");
+    BOOST_TEST(gbench_test::at(b[4], "real_time").number == 2000, boost::test_tools::tolerance(1e-12));
 }
 
 BOOST_AUTO_TEST_CASE(a_nan_sample_is_rejected) {

@@ -4,7 +4,10 @@
 // byte-identical files, a small report matches a golden file character for character, the
 // median's interval comes with its coverage (null below 6 samples), a flagged fit is written
 // as flagged: `"valid": false`, its flags, and null coefficients, and so are COMMTEST's
-// statistics: a flagged a or b is null beside its flags, an unsupported protocol says so.
+// statistics: a flagged a or b is null beside its flags, an unsupported protocol says so. A
+// record (schema_version 2) writes its values apart from its params, its statistics over the
+// valid samples as n of total with the outliers, its flags (none reported for a point flagged
+// as a whole), its invalid samples and dropped measurements by reason, and its rounds.
 #include <comet/report/json.hpp>
 #include <comet/stats/fit.hpp>
 
@@ -268,7 +271,7 @@ inline comet::context fixed_context() {
 inline comet::report sample_report() {
     comet::report r;
     r.ctx = fixed_context();
-    r.results.records.push_back({"echo", {{"size", std::int64_t{8}}, {"hops", std::int64_t{1}}}, {84e-6, 83e-6, 90e-6}});
+    r.results.records.push_back({"echo", {{"size", std::int64_t{8}}, {"hops", std::int64_t{1}}}, {84e-6, 83e-6, 90e-6}, {{"order", "round_robin"}}});
     r.results.records.push_back({"overlap", {{"mode", "async"}, {"load", 0.5}}, {1.0 / 3.0}});
     r.results.records.push_back({"barrier", {{"nodes", std::int64_t{16}}}, {}});
     r.fits.push_back({"echo", "small", 79e-6, 0.63e-6, 25e-6, 1e-7, 36, 100.0});
@@ -310,7 +313,7 @@ BOOST_AUTO_TEST_CASE(output_is_valid_json_with_keys_in_schema_order) {
                                                "bandwidth", "log_p_fits", "growth", "contention", "overlap", "commtest",
                                                "notes"}),
                boost::test_tools::per_element());
-    BOOST_TEST(doc["schema_version"].raw == "1");
+    BOOST_TEST(doc["schema_version"].raw == "2");
     BOOST_TEST(doc["transport"].str == "ipsc860");
     BOOST_TEST(doc["nodes"].raw == "16");
     BOOST_TEST(doc["context"].keys ==
@@ -322,22 +325,34 @@ BOOST_AUTO_TEST_CASE(output_is_valid_json_with_keys_in_schema_order) {
     const auto& results = doc["results"];
     BOOST_TEST_REQUIRE(results.items.size() == 3u);
     const auto& echo = results[0];
-    BOOST_TEST(echo.keys == json_test::strings({"kernel", "params", "stats", "samples"}),
+    // 90 µs lies above median + 3σ̂ (84 + 3·1.48 µs): an outlier, and the record is flagged.
+    BOOST_TEST(echo.keys == json_test::strings({"kernel", "params", "values", "stats", "flags", "samples"}),
                boost::test_tools::per_element());
     BOOST_TEST(echo["kernel"].str == "echo");
     BOOST_TEST(echo["params"].keys == json_test::strings({"size", "hops"}), boost::test_tools::per_element());
     BOOST_TEST(echo["params"]["size"].raw == "8");  // integers stay integers
-    BOOST_TEST(echo["stats"].keys == json_test::strings({"min", "median", "mean", "max", "n", "stddev", "p05", "p95",
+    BOOST_TEST(echo["values"].keys == json_test::strings({"order"}), boost::test_tools::per_element());
+    BOOST_TEST(echo["values"]["order"].str == "round_robin");
+    BOOST_TEST(echo["stats"].keys == json_test::strings({"min", "median", "mean", "max", "n", "total", "stddev", "p05", "p95",
                                                          "median_ci_low", "median_ci_high", "ci_coverage", "mad",
-                                                         "rel_spread", "unstable"}),
+                                                         "rel_spread", "unstable", "outliers"}),
                boost::test_tools::per_element());
     BOOST_TEST(echo["stats"]["median"].num == 84e-6);
     BOOST_TEST(echo["stats"]["min"].num == 83e-6);
     BOOST_TEST(echo["stats"]["n"].raw == "3");
+    BOOST_TEST(echo["stats"]["total"].raw == "3");
+    BOOST_TEST(echo["stats"]["outliers"].raw == "1");
+    BOOST_TEST_REQUIRE(echo["flags"].items.size() == 3u);  // max, stddev, and the mean it pulls 2.6% up
+    BOOST_TEST(echo["flags"][0].keys == json_test::strings({"what", "why"}), boost::test_tools::per_element());
+    BOOST_TEST(echo["flags"][0]["what"].str == "max");
+    BOOST_TEST(echo["flags"][1]["what"].str == "stddev");
+    BOOST_TEST(echo["flags"][2]["what"].str == "mean");
     BOOST_TEST_REQUIRE(echo["samples"].items.size() == 3u);
     BOOST_TEST(echo["samples"][0].num == 84e-6);  // raw samples, in measurement order
     BOOST_TEST(echo["samples"][2].num == 90e-6);
 
+    BOOST_TEST(results[1].keys == json_test::strings({"kernel", "params", "stats", "samples"}),  // no values, no flags
+               boost::test_tools::per_element());
     const auto& overlap = results[1];
     BOOST_TEST(overlap["params"]["mode"].str == "async");
     BOOST_TEST(overlap["params"]["load"].raw == "0.5");
@@ -370,12 +385,69 @@ BOOST_AUTO_TEST_CASE(record_without_samples_has_null_stats_and_empty_samples) {
     const jvalue doc = json_test::parse(json_test::to_json(json_test::sample_report()));
     const auto& barrier = doc["results"][2];
     BOOST_TEST(barrier["stats"]["n"].raw == "0");
+    BOOST_TEST(barrier["stats"]["total"].raw == "0");
+    BOOST_TEST(barrier["stats"]["outliers"].raw == "0");
+    BOOST_TEST(barrier.keys == json_test::strings({"kernel", "params", "stats", "samples"}), boost::test_tools::per_element());
     for (const auto* k : {"min", "median", "mean", "max", "stddev", "p05", "p95", "median_ci_low", "median_ci_high",
                           "ci_coverage", "mad", "rel_spread"})
         BOOST_TEST(barrier["stats"][k].is_null(), k);
     BOOST_TEST(!barrier["stats"]["unstable"].b);
     BOOST_TEST((barrier["samples"].k == jvalue::kind::array));
     BOOST_TEST(barrier["samples"].items.empty());
+}
+
+BOOST_AUTO_TEST_CASE(validity_of_a_record_invalid_dropped_rounds_and_flags) {
+    // A record with an invalid sample, measurements dropped and two rounds: the statistics are
+    // over the valid samples (the mean over every iteration), n of total; the invalid samples
+    // by reason, the dropped ones by reason, the rounds as {samples, iterations}.
+    comet::report r;
+    r.ctx = json_test::fixed_context();
+    comet::record rec{.kernel = "echo",
+                      .params = {{"size", std::int64_t{8}}},
+                      .samples = {3e-6, -2e-6, 3.03e-6, 3.06e-6},
+                      .values = {{"window", 2e-5}, {"widenings", std::int64_t{1}}},
+                      .iterations = 10,
+                      .stop = "fixed",
+                      .rounds = {{2, 10}, {2, 30}}};
+    comet::mark_negative(rec);
+    comet::add_dropped(rec, "late_start", 5);
+    comet::add_flag(rec, "widenings", "the window was widened");
+    r.results.records.push_back(rec);
+    comet::record whole{.kernel = "collectives", .params = {{"operation", "bcast"}}, .samples = {1e-6, 1e-6}};
+    comet::add_dropped(whole, "late_start", 18);
+    comet::add_flag(whole, "point", "its windows kept failing: 2 of 20 measurements started on time");
+    r.results.records.push_back(whole);
+    const std::string text = json_test::to_json(r);
+    const jvalue doc = json_test::parse(text);
+    const auto& e = doc["results"][0];
+    BOOST_TEST(e.keys == json_test::strings({"kernel", "params", "values", "stats", "flags", "samples", "invalid", "dropped",
+                                             "iterations", "stop", "rounds"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(e["values"]["window"].num == 2e-5);
+    BOOST_TEST(e["values"]["widenings"].raw == "1");
+    BOOST_TEST(e["stats"]["n"].raw == "3");
+    BOOST_TEST(e["stats"]["total"].raw == "9");  // 4 samples and 5 dropped
+    BOOST_TEST(e["stats"]["min"].num == 3e-6);  // not the invalid −2 µs
+    BOOST_TEST(e["stats"]["median"].num == 3.03e-6);
+    BOOST_TEST(e["stats"]["mean"].num == (10 * 3e-6 + 30 * 3.03e-6 + 30 * 3.06e-6) / 70, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(e["stats"]["outliers"].raw == "0");
+    BOOST_TEST_REQUIRE(e["flags"].items.size() == 1u);
+    BOOST_TEST(e["flags"][0]["what"].str == "widenings");
+    BOOST_TEST(e["flags"][0]["why"].str == "the window was widened");
+    BOOST_TEST(e["samples"][1].num == -2e-6);  // kept raw
+    BOOST_TEST(text.find(R"("invalid": {"negative": [1]})") != std::string::npos);
+    BOOST_TEST(text.find(R"("dropped": {"late_start": 5})") != std::string::npos);
+    BOOST_TEST(text.find(R"("rounds": [{"samples": 2, "iterations": 10}, {"samples": 2, "iterations": 30}])") != std::string::npos);
+    // A point flagged as a whole: its counts, but no statistic at all.
+    const auto& w = doc["results"][1];
+    BOOST_TEST(w["stats"]["n"].raw == "2");
+    BOOST_TEST(w["stats"]["total"].raw == "20");
+    for (const auto* k : {"min", "median", "mean", "max", "stddev", "p05", "p95", "median_ci_low", "median_ci_high",
+                          "ci_coverage", "mad", "rel_spread"})
+        BOOST_TEST(w["stats"][k].is_null(), k);
+    BOOST_TEST_REQUIRE(w["flags"].items.size() == 1u);
+    BOOST_TEST(w["flags"][0]["what"].str == "point");
+    BOOST_TEST(w["samples"].items.size() == 2u);  // the raw samples stay
 }
 
 BOOST_AUTO_TEST_CASE(non_finite_numbers_are_null_never_tokens) {
@@ -454,15 +526,26 @@ BOOST_AUTO_TEST_CASE(extra_context_names_are_unique_last_value_wins) {
 }
 
 BOOST_AUTO_TEST_CASE(golden_output) {
+    // Two records: an echo point, and a broadcast point with its values, an invalid sample (in
+    // the total, out of the statistics) and a flag of its own; samples close enough together
+    // that no statistic of theirs is flagged (stats/validity.hpp's rules are tested there).
     comet::report r;
     r.ctx = json_test::fixed_context();
     r.ctx.nodes = 2;
     r.ctx.extra = {{"machine", "ipsc860 d=1"}};
-    r.results.records.push_back({"echo", {{"size", std::int64_t{8}}, {"hops", std::int64_t{1}}}, {1e-4, 2e-4}});
+    r.results.records.push_back({.kernel = "echo", .params = {{"size", std::int64_t{8}}, {"hops", std::int64_t{1}}}, .samples = {1e-4, 1.001e-4}});
+    r.results.records.push_back({.kernel = "broadcast",
+                                 .params = {{"size", std::int64_t{8}}, {"nodes", std::int64_t{2}}, {"reduction", "test_node"}, {"cache", "warm"}},
+                                 .samples = {1e-4, 1.002e-4, -1e-6, 1.001e-4},
+                                 .values = {{"implementation", "native"}, {"closing_barrier", 5e-5}, {"order", "round_robin"}},
+                                 .iterations = 20,
+                                 .stop = "fixed",
+                                 .invalid = {{2, "negative"}},
+                                 .flags = {{"without_barrier", "too few paired samples for an interval (3)"}}});
     r.fits.push_back({"echo", "all", 79e-6, 0.63e-6, std::nullopt, 0.0, 2, std::nullopt});
     r.bandwidth.push_back({"echo", 1, 53333.333333333336, 8.0, 8.0});
-    const std::string expected = R"({
-  "schema_version": 1,
+    const std::string expected = R"golden({
+  "schema_version": 2,
   "context": {
     "comet_version": "0.1.0",
     "host": "node0",
@@ -494,8 +577,21 @@ BOOST_AUTO_TEST_CASE(golden_output) {
     {
       "kernel": "echo",
       "params": {"size": 8, "hops": 1},
-      "stats": {"min": 0.0001, "median": 0.00015000000000000001, "mean": 0.00015000000000000001, "max": 0.0002, "n": 2, "stddev": 7.071067811865475e-05, "p05": null, "p95": null, "median_ci_low": null, "median_ci_high": null, "ci_coverage": null, "mad": 7.413011092528011e-05, "rel_spread": 0.4942007395018673, "unstable": true},
-      "samples": [0.0001, 0.0002]
+      "stats": {"min": 0.0001, "median": 0.00010004999999999999, "mean": 0.00010004999999999999, "max": 0.0001001, "n": 2, "total": 2, "stddev": 7.071067811864688e-08, "p05": null, "p95": null, "median_ci_low": null, "median_ci_high": null, "ci_coverage": null, "mad": 7.413011092527186e-08, "rel_spread": 0.0007409306439307533, "unstable": false, "outliers": 0},
+      "samples": [0.0001, 0.0001001]
+    },
+    {
+      "kernel": "broadcast",
+      "params": {"size": 8, "nodes": 2, "reduction": "test_node", "cache": "warm"},
+      "values": {"implementation": "native", "closing_barrier": 5e-05, "order": "round_robin"},
+      "stats": {"min": 0.0001, "median": 0.0001001, "mean": 0.0001001, "max": 0.0001002, "n": 3, "total": 4, "stddev": 9.999999999999565e-08, "p05": null, "p95": null, "median_ci_low": null, "median_ci_high": null, "ci_coverage": null, "mad": 1.4826022185054373e-07, "rel_spread": 0.0014811210974080293, "unstable": false, "outliers": 0},
+      "flags": [
+        {"what": "without_barrier", "why": "too few paired samples for an interval (3)"}
+      ],
+      "samples": [0.0001, 0.0001002, -1e-06, 0.0001001],
+      "invalid": {"negative": [2]},
+      "iterations": 20,
+      "stop": "fixed"
     }
   ],
   "fits": [
@@ -511,7 +607,7 @@ BOOST_AUTO_TEST_CASE(golden_output) {
   "commtest": [],
   "notes": []
 }
-)";
+)golden";
     BOOST_TEST(json_test::to_json(r) == expected);
 }
 

@@ -220,6 +220,30 @@ BOOST_AUTO_TEST_CASE(one_plot_per_value_words_in_first_seen_order_and_filters) {
     BOOST_TEST(comet::collect_plots(d, r).empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_value_splits_series_and_only_what_is_reported_is_plotted) {
+    // nbc's curves are a value of its records ("curve"); a point flagged as a whole is not
+    // reported, so not plotted; a time is over the valid samples.
+    comet::result_set r;
+    for (std::int64_t size : {8, 64})
+        for (const char* curve : {"native", "schedule"}) {
+            r.records.push_back(rec("nbc", {{"size", size}}, {static_cast<double>(size) * 1e-6, -1.0}));
+            comet::mark_negative(r.records.back());
+            r.records.back().values.set("curve", curve);
+        }
+    comet::add_flag(r.records[3], "point", "T_b is flagged");  // schedule at 64 B
+    const comet::plot_description d{.name = "nbc", .kernels = {"nbc"}, .x = "size", .series = "curve"};
+    const auto p = comet::collect_plots(d, r).at(0);
+    BOOST_TEST_REQUIRE(p.series.size() == 2u);
+    BOOST_TEST(p.series[0].title == "curve = native");
+    BOOST_TEST(p.series[1].title == "curve = schedule");
+    BOOST_TEST_REQUIRE(p.series[0].points.size() == 2u);
+    BOOST_TEST(p.series[0].points[1].second == 64.0, boost::test_tools::tolerance(1e-9));  // µs, not the invalid −1 s
+    BOOST_TEST_REQUIRE(p.series[1].points.size() == 1u);
+    BOOST_TEST(p.series[1].points[0].first == 8.0);
+    BOOST_TEST(!comet::plot_value::min_time_us().of(r.records[3]));
+    BOOST_TEST(*comet::plot_value::min_time_us().of(r.records[2]) == 64.0, boost::test_tools::tolerance(1e-9));
+}
+
 BOOST_AUTO_TEST_CASE(kernels_as_series_and_derived_values) {
     comet::result_set r;
     r.records.push_back(rec("col_broadcast", {{"matrix_dim", 8}, {"nodes", 4}}, {2e-6}));
@@ -279,14 +303,16 @@ BOOST_AUTO_TEST_CASE(missing_or_failing_gnuplot_is_reported_not_thrown) {
 }
 
 BOOST_AUTO_TEST_CASE(curves_are_several_values_of_the_same_records) {
-    // NIST's service states against D: one plot per setting, a series per state.
+    // NIST's service states against D: one plot per setting, a series per state (values of
+    // the records, as the NIST kernel measures them).
     comet::result_set r;
     for (int d : {1, 2, 4})
-        for (const char* setting : {"cm", "cp"})
-            r.records.push_back(rec("ring", {{"dilation", d}, {"setting", setting}, {"user", 1.0 / d}, {"logical", 2.0 / d}},
-                                    {3.0 / d}));
+        for (const char* setting : {"cm", "cp"}) {
+            r.records.push_back(rec("ring", {{"dilation", d}, {"setting", setting}}, {3.0 / d}));
+            r.records.back().values.set("user", 1.0 / d).set("logical", 2.0 / d);
+        }
     const auto param = [](const char* name) {
-        return comet::plot_value{name, [name](const comet::record& x) { return x.params.number(name); }};
+        return comet::plot_value{name, [name](const comet::record& x) { return x.values.number(name); }};
     };
     const comet::plot_description d{.name = "ring_components",
                                     .kernels = {"ring"},

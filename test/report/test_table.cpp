@@ -1,6 +1,8 @@
 // Tests of comet/report/table.hpp: the context header, one aligned table per kernel with the
-// expected rows (µs, the robust spread, MB/s from the median, "unstable" where the spread is
-// above 5%), "-" for what is missing, then the fits (± standard errors; a flagged fit shows its
+// expected rows (the params, then the values; valid of total measurements, µs over the valid
+// samples, the robust spread, MB/s from the median, "unstable" where the spread is above 5%,
+// "!" after a flagged figure and the flags in the note, no statistic for a point flagged as a
+// whole), "-" for what is missing, then the fits (± standard errors; a flagged fit shows its
 // reason, never its numbers), the break tests, the bandwidth figures, and COMMTEST's statistics
 // (a flagged a shows its reason, an unsupported protocol "not supported", the notes follow).
 #include <comet/report/table.hpp>
@@ -108,21 +110,59 @@ BOOST_AUTO_TEST_CASE(context_heads_the_output) {
 BOOST_AUTO_TEST_CASE(one_row_per_record_in_microseconds_with_bandwidth) {
     const auto all = table_test::lines(table_test::table_of(table_test::sample_report()));
     const auto echo = table_test::block(all, "echo");
-    BOOST_TEST_REQUIRE(echo.size() == 4u);  // header + 3 records
-    // spread: MAD/median scaled to σ — deviations 1, 0, 1 µs from 79 µs: 1.4826/79 = 1.9%
-    BOOST_TEST(echo[0] == "  size  hops  n   min[µs]  median[µs]  mean[µs]   max[µs]  spread   MB/s");
-    BOOST_TEST(echo[1] == "     0     1  3    78.000      79.000    79.000    80.000    1.9%      -");
-    BOOST_TEST(echo[2] == "  4096     1  3  1835.360    1835.360  1856.907  1900.000    0.0%  2.232");
-    BOOST_TEST(echo[3] == "   100     4  0         -           -         -         -       -      -");
+    BOOST_TEST_REQUIRE(echo.size() == 5u);  // header + 3 records + what "!" means
+    // spread: MAD/median scaled to σ — deviations 1, 0, 1 µs from 79 µs: 1.4826/79 = 1.9%.
+    // 4096 B: 1900 µs lies above median + 3σ̂ (σ̂ at least 0.5% of the median: 1835.36 +
+    // 27.5 µs), an outlier: max and the mean it pulls 1.2% up are marked, and the note says why
+    // (every flag stats/validity.hpp finds, by reason).
+    const std::string why = comet::detail::table::flags_text(comet::assess(table_test::sample_report().results.records[1]));
+    BOOST_TEST(why.starts_with("max, stddev: "), why);
+    BOOST_TEST(why.find("; mean: ") != std::string::npos, why);
+    BOOST_TEST(echo[0] == "  size  hops  valid   min[µs]  median[µs]   mean[µs]    max[µs]  spread   MB/s  note");
+    BOOST_TEST(echo[1] == "     0     1    3/3    78.000      79.000     79.000     80.000    1.9%      -");
+    BOOST_TEST(echo[2] == "  4096     1    3/3  1835.360    1835.360  1856.907!  1900.000!    0.0%  2.232  " + why);
+    BOOST_TEST(echo[3] == "   100     4    0/0         -           -          -          -       -      -");
+    BOOST_TEST(echo[4] == "  !: a flagged figure, not to be read at face value (the note says why); a flagged point (\"point: ...\") "
+                          "reports no statistic");
 }
 
 BOOST_AUTO_TEST_CASE(words_left_aligned_missing_params_dashed_no_bandwidth_without_size) {
     const auto all = table_test::lines(table_test::table_of(table_test::sample_report()));
     const auto overlap = table_test::block(all, "overlap");
     BOOST_TEST_REQUIRE(overlap.size() == 3u);
-    BOOST_TEST(overlap[0] == "  mode   vector_length  n   min[µs]  median[µs]  mean[µs]   max[µs]  spread");
-    BOOST_TEST(overlap[1] == "  sync            1000  1  2000.000    2000.000  2000.000  2000.000       -");
-    BOOST_TEST(overlap[2] == "  async              -  1  1500.000    1500.000  1500.000  1500.000       -");
+    BOOST_TEST(overlap[0] == "  mode   vector_length  valid   min[µs]  median[µs]  mean[µs]   max[µs]  spread");
+    BOOST_TEST(overlap[1] == "  sync            1000    1/1  2000.000    2000.000  2000.000  2000.000       -");
+    BOOST_TEST(overlap[2] == "  async              -    1/1  1500.000    1500.000  1500.000  1500.000       -");
+}
+
+BOOST_AUTO_TEST_CASE(values_follow_the_params_and_flags_are_marked) {
+    // Values are columns after the params ("-" where a record has none); a flagged value is
+    // marked "!"; an invalid sample is out of the statistics and a dropped measurement counts
+    // in the total; a point flagged as a whole shows no statistic, only why.
+    comet::report r;
+    comet::record a{"nbc", {{"size", std::int64_t{1024}}, {"method", "time"}}, {2e-6, 2e-6, 2e-6}};
+    a.values.set("blocking", 1e-6).set("hidden", 0.0).set("curve", "c1");
+    comet::add_flag(a, "hidden", "the overhead exceeds T_b: nothing hidden");
+    comet::record b{"nbc", {{"size", std::int64_t{2048}}, {"method", "time"}}, {4e-6, -1e-6, 4.04e-6, 3.96e-6}};
+    comet::mark_negative(b);
+    comet::add_dropped(b, "late_start", 6);
+    b.values.set("blocking", 2e-6);
+    comet::record c{"nbc", {{"size", std::int64_t{4096}}, {"method", "time"}}, {3e-6}};
+    comet::add_dropped(c, "late_start", 19);
+    comet::add_flag(c, "point", "its windows kept failing");
+    c.values.set("blocking", 3e-6).set("hidden", 0.5);
+    r.results.records = {a, b, c};
+    const auto nbc = table_test::block(table_test::lines(table_test::table_of(r)), "nbc");
+    BOOST_TEST_REQUIRE(nbc.size() == 5u);
+    BOOST_TEST(nbc[0] == "  size  method  blocking  hidden  curve  valid  min[µs]  median[µs]  mean[µs]  max[µs]  spread     MB/s  note");
+    BOOST_TEST(nbc[1] == "  1024  time       1e-06      0!  c1       3/3    2.000       2.000     2.000    2.000    0.0%  512.000"
+                         "  hidden: the overhead exceeds T_b: nothing hidden");
+    // 4, 4.04 and 3.96 µs valid (−1 µs marked invalid); 3 of 4 samples and 6 dropped.
+    BOOST_TEST(nbc[2] == "  2048  time       2e-06       -  -       3/10    3.960       4.000     4.000    4.040    1.5%  512.000");
+    BOOST_TEST(nbc[3] == "  4096  time       3e-06     0.5  -       1/20        -           -         -        -       -        -"
+                         "  point: its windows kept failing");
+    BOOST_TEST(nbc[4] == "  !: a flagged figure, not to be read at face value (the note says why); a flagged point (\"point: ...\") "
+                         "reports no statistic");
 }
 
 BOOST_AUTO_TEST_CASE(fits_and_bandwidth_follow) {
@@ -214,11 +254,47 @@ BOOST_AUTO_TEST_CASE(unstable_points_are_marked) {
     r.results.records.push_back({"echo", {{"size", std::int64_t{16}}}, {100e-6, 120e-6, 90e-6}});  // 14.8%
     const auto all = table_test::lines(table_test::table_of(r));
     const auto echo = table_test::block(all, "echo");
-    BOOST_TEST_REQUIRE(echo.size() == 4u);
-    BOOST_TEST(echo[0] == "  size  n  min[µs]  median[µs]  mean[µs]  max[µs]  spread   MB/s  note");
-    BOOST_TEST(echo[1] == "     8  3   99.000     100.000   100.000  101.000    1.5%  0.080");
-    BOOST_TEST(echo[2] == "    16  3   90.000     100.000   103.333  120.000   14.8%  0.160  unstable");
+    BOOST_TEST_REQUIRE(echo.size() == 5u);
+    // An unstable point's every statistic is flagged ("!"), and the note says why.
+    BOOST_TEST(echo[0] == "  size  valid  min[µs]  median[µs]  mean[µs]   max[µs]  spread   MB/s  note");
+    BOOST_TEST(echo[1] == "     8    3/3   99.000     100.000   100.000   101.000    1.5%  0.080");
+    const std::string why = comet::detail::table::flags_text(comet::assess(r.results.records[1]));
+    BOOST_TEST(why.starts_with("statistics: "), why);
+    BOOST_TEST(echo[2] == "    16    3/3  90.000!    100.000!  103.333!  120.000!   14.8%  0.160  unstable; " + why);
     BOOST_TEST(echo[3] == "  unstable: spread (MAD/median, scaled to sigma) above 5%; read the median with care");
+    BOOST_TEST(echo[4].starts_with("  !: a flagged figure"));
+}
+
+BOOST_AUTO_TEST_CASE(nist_tables_read_the_service_states_from_the_values) {
+    // A NIST study's records name their point by application, setting, D, nodes and trials;
+    // the service states, counts and speedup a run measured are their values.
+    const auto row = [](double d, double e, double u, double l, double p, double o) {
+        comet::record r{"ring",
+                        {{"application", "ring"}, {"setting", "cm"}, {"dilation", d}, {"nodes", std::int64_t{4}}, {"trials", std::int64_t{1}}},
+                        {e}};
+        r.values.set("user", u).set("logical", l).set("physical", p).set("overhead", o).set("lm_percent", 100 * l / (l + p));
+        r.values.set("mean_logical", 0.5e-3).set("max_logical", 2e-3).set("data_messages", std::int64_t{96});
+        r.values.set("control_messages", std::int64_t{96}).set("retries", std::int64_t{0}).set("grain", 1.0).set("speedup", 2.0 / e);
+        return r;
+    };
+    comet::report r;
+    r.results.records = {row(1, 2.0, 0.5, 1.0, 0.25, 0.25), row(4, 1.0, 0.5, 0.25, 0.125, 0.125)};
+    const auto all = table_test::lines(table_test::table_of(r));
+    const auto a = table_test::block(all, "cm-ring on 4 nodes (NIST tables A1-A6): normalised service states, T_D = T / D");
+    BOOST_TEST_REQUIRE(a.size() == 3u);
+    BOOST_TEST(a[0] == "  D  E_D[s]  U_D[s]  L_D[s]  P_D[s]  O_D[s]   %LM  A_D[ms]  Max Log[ms]  TM  retries  speedup  estimate[s]");
+    BOOST_TEST(a[1] == "  1  2.0000  0.5000  1.0000  0.2500  0.2500  80.0    0.500        2.000  96        0    1.000            -");
+    BOOST_TEST(a[2] == "  4  1.0000  0.5000  0.2500  0.1250  0.1250  66.7    0.500        2.000  96        0    2.000            -");
+    const auto ii = table_test::block(all, "speedup with time dilation (NIST table II)");
+    BOOST_TEST_REQUIRE(ii.size() == 2u);
+    BOOST_TEST(ii[1] == "  cm-ring      4  2.0000          4  1.0000            2.000");
+    // A run flagged as a whole reports no E_D, and its study no speedup.
+    comet::add_flag(r.results.records[1], "point", "interrupted before its first trial ended");
+    const auto flagged = table_test::lines(table_test::table_of(r));
+    const auto b = table_test::block(flagged, "cm-ring on 4 nodes (NIST tables A1-A6): normalised service states, T_D = T / D");
+    BOOST_TEST_REQUIRE(b.size() == 3u);
+    BOOST_TEST(b[2].starts_with("  4       -  0.5000"));
+    BOOST_TEST(table_test::block(flagged, "speedup with time dilation (NIST table II)").size() == 1u);  // the header alone
 }
 
 BOOST_AUTO_TEST_CASE(per_byte_times_keep_four_significant_digits) {
@@ -231,13 +307,27 @@ BOOST_AUTO_TEST_CASE(per_byte_times_keep_four_significant_digits) {
 }
 
 BOOST_AUTO_TEST_CASE(columns_align_in_display_width) {
+    using comet::detail::table::display_width;
     const auto all = table_test::lines(table_test::table_of(table_test::sample_report()));
     for (const auto* title : {"echo", "overlap"}) {
         const auto b = table_test::block(all, title);
         BOOST_TEST_REQUIRE(!b.empty());
-        // The last column is right-aligned, so every line of a block ends in the same column.
-        for (const auto& l : b)
-            BOOST_TEST(comet::detail::table::display_width(l) == comet::detail::table::display_width(b[0]), l);
+        // The figures are right-aligned: every row's last figure ends in the display column
+        // where the header's last figure does (µ takes two bytes and one column). The note
+        // that may follow is left-aligned, and the explanations under the rows are no rows.
+        const std::string& header = b[0];
+        const std::size_t note = header.find("  note");
+        const std::size_t width = display_width(header.substr(0, note == std::string::npos ? header.size() : note));
+        for (std::size_t i = 1; i < b.size(); ++i) {
+            const std::string& l = b[i];
+            if (l.starts_with("  !:") || l.starts_with("  unstable:")) continue;
+            BOOST_TEST_REQUIRE(l.size() >= width, l);  // rows hold no µ: a byte is a column
+            BOOST_TEST(display_width(l.substr(0, width)) == width, l);
+            BOOST_TEST(l[width - 1] != ' ', l);
+            BOOST_TEST((l.size() == width || l.substr(width, 2) == "  "), l);
+        }
+        if (note == std::string::npos)
+            for (const auto& l : b) BOOST_TEST(display_width(l) == display_width(header), l);
     }
 }
 

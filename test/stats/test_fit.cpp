@@ -251,6 +251,14 @@ BOOST_AUTO_TEST_CASE(fit_transfers_errors) {
     BOOST_CHECK_EXCEPTION(comet::fit_transfers(rs, "echo", {.break_size = NAN}), comet::invalid_argument,
                           says("not finite"));
     BOOST_CHECK_EXCEPTION(comet::fit_transfers(rs, "nothing"), comet::invalid_argument, says("has 0 records"));
+    // Records whose every sample is invalid (each one preempted, on a busy machine) are there
+    // but give no point: said apart.
+    comet::result_set disturbed;
+    disturbed.records.push_back({"echo", {{"size", std::int64_t{8}}}, {1e-6, 2e-6}});
+    comet::mark_invalid(disturbed.records[0], 0, "preempted");
+    comet::mark_invalid(disturbed.records[0], 1, "preempted");
+    BOOST_CHECK_EXCEPTION(comet::fit_transfers(disturbed, "echo"), comet::invalid_argument,
+                          says("(1 flagged: no valid sample)"));
     BOOST_CHECK_EXCEPTION(comet::fit_transfers(rs, "echo", {.alpha = 0.0}), comet::invalid_argument, says("alpha"));
     // every size ≤ 1e6: the large side is empty
     BOOST_CHECK_EXCEPTION(comet::fit_transfers(rs, "echo", {.break_size = 1e6}), comet::invalid_argument,

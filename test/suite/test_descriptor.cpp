@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(a_kernel_added_by_one_descriptor_runs_through_the_program) 
     const std::size_t rounds = comet_program::rounds_default;
     for (const auto* r : o.results.of("toy")) {
         BOOST_TEST(r->samples.size() == 3u * rounds);
-        BOOST_TEST((r->rounds == std::vector<std::size_t>(rounds, 3u)));
+        BOOST_TEST((r->rounds == std::vector<comet::round_count>(rounds, {3u, 10u})));
         BOOST_TEST(r->iterations == 10u);
         BOOST_TEST(r->overheads.size() == 3u * rounds);
     }
@@ -202,10 +202,10 @@ BOOST_AUTO_TEST_CASE(a_kernel_describing_one_run_is_measured_in_the_first_round_
     BOOST_TEST(o.results.of("toy").size() == 4u);
     for (const auto* r : o.results.of("toy")) {
         BOOST_TEST(r->samples.size() == 3u);
-        BOOST_TEST((r->rounds == std::vector<std::size_t>{3u}));
+        BOOST_TEST((r->rounds == std::vector<comet::round_count>{{3u, 10u}}));
     }
     BOOST_REQUIRE(!o.results.of("echo").empty());
-    for (const auto* r : o.results.of("echo")) BOOST_TEST((r->rounds == std::vector<std::size_t>(3, 3u)));
+    for (const auto* r : o.results.of("echo")) BOOST_TEST((r->rounds == std::vector<comet::round_count>(3, {3u, 10u})));
     const auto said = std::find_if(o.ctx.extra.begin(), o.ctx.extra.end(), [](const auto& kv) { return kv.first == "rounds"; });
     BOOST_REQUIRE(said != o.ctx.extra.end());
     BOOST_TEST(said->second.find("3 passes") != std::string::npos);
@@ -213,7 +213,7 @@ BOOST_AUTO_TEST_CASE(a_kernel_describing_one_run_is_measured_in_the_first_round_
     // With only such kernels there is one pass, and the context says why.
     s.suite.kernels = {"toy"};
     const comet_program::outcome alone = comet_program::run_threads(s, k);
-    for (const auto* r : alone.results.of("toy")) BOOST_TEST((r->rounds == std::vector<std::size_t>{3u}));
+    for (const auto* r : alone.results.of("toy")) BOOST_TEST((r->rounds == std::vector<comet::round_count>{{3u, 10u}}));
     const auto one = std::find_if(alone.ctx.extra.begin(), alone.ctx.extra.end(), [](const auto& kv) { return kv.first == "rounds"; });
     BOOST_REQUIRE(one != alone.ctx.extra.end());
     BOOST_TEST(one->second.find("1 pass of the suite") != std::string::npos);

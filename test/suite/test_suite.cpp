@@ -2,6 +2,7 @@
 // runs on, the points a run measures, running a suite on the threads transport, and its
 // analysis.
 #include <comet/suite/suite.hpp>
+#include <comet/transport/adaptor.hpp>
 #include <comet/transport/threads.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -83,17 +85,25 @@ BOOST_AUTO_TEST_CASE(points_count_what_will_be_measured) {
 BOOST_AUTO_TEST_CASE(run_and_analyse_over_two_group_sizes) {
     const auto cfg_for = [](int) { return small({"pairwise", "echo", "barrier", "global_sum", "update_guard", "contention"}); };
     comet::report rep;
-    std::size_t seen = 0;
-    for (int p : {2, 4}) {
-        auto cfg = cfg_for(p);
-        cfg.contention.sizes = {8, 1024};
-        cfg.contention.sampling = comet::fixed_sampling(1, 5);
-        cfg.on_point = [&](const comet::record&) { ++seen; };
-        const auto r = comet::threads::run(p, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg); });
-        BOOST_TEST(r[1].empty());
-        rep.results.append(r[0]);
-        if (p == 4) BOOST_TEST(seen == comet::suite_points(cfg, 2) + comet::suite_points(cfg, 4));
+    // On a busy machine (other tests beside this one) a point can lose every sample to
+    // preemptions on 2 ranks (where each has a core and they are counted): flagged, it is
+    // left out of every analysis, which then has less to derive. The runs are taken again.
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        rep = {};
+        std::size_t seen = 0;
+        for (int p : {2, 4}) {
+            auto cfg = cfg_for(p);
+            cfg.contention.sizes = {8, 1024};
+            cfg.contention.sampling = comet::fixed_sampling(1, 5);
+            cfg.on_point = [&](const comet::record&) { ++seen; };
+            const auto r = comet::threads::run(p, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg); });
+            BOOST_TEST(r[1].empty());
+            rep.results.append(r[0]);
+            if (p == 4) BOOST_TEST(seen == comet::suite_points(cfg, 2) + comet::suite_points(cfg, 4));
+        }
+        if (std::ranges::all_of(rep.results.records, [](const comet::record& x) { return comet::usable(x); })) break;
     }
+    BOOST_TEST_REQUIRE(std::ranges::all_of(rep.results.records, [](const comet::record& x) { return comet::usable(x); }));
     BOOST_TEST(rep.results.records.front().kernel == "pairwise");  // in the order asked
     comet::analyse(rep, {.break_size = 100});
     // Every analysis derived something. (A fit may still be flagged — a hop cost on threads is
@@ -119,10 +129,10 @@ BOOST_AUTO_TEST_CASE(the_whole_suite_runs_on_2_4_and_8_ranks) {
     }
 }
 
-/// The implementation param of every record of `kernel` in `r`.
+/// The implementation (a value: how the point was measured) of every record of `kernel` in `r`.
 std::vector<std::string> implementations(const comet::result_set& r, std::string_view kernel) {
     std::vector<std::string> out;
-    for (const auto* rec : r.of(kernel)) out.push_back(rec->params.text("implementation").value_or("(none)"));
+    for (const auto* rec : r.of(kernel)) out.push_back(rec->values.text("implementation").value_or("(none)"));
     return out;
 }
 
@@ -137,51 +147,154 @@ BOOST_AUTO_TEST_CASE(the_whole_suite_runs_on_a_core_only_transport) {
         comet_test::check_every_kernel_recorded(r[0], p);
         for (const char* k : {"broadcast", "global_sum", "barrier"})
             for (const auto& i : implementations(r[0], k)) BOOST_TEST(i == "portable");
-        for (const auto* rec : r[0].of("pairwise")) BOOST_TEST(*rec->params.text("form") == "isend_recv_wait");
+        for (const auto* rec : r[0].of("pairwise")) BOOST_TEST(rec->values.text("form").value_or("(none)") == "isend_recv_wait");
     }
     const auto native = comet::threads::run(2, [](comet::threads::transport& t) {
         return comet::run_suite(t, comet_test::whole_suite_small());
     });
     for (const char* k : {"broadcast", "global_sum", "barrier"})
         for (const auto& i : implementations(native[0], k)) BOOST_TEST(i == "native");
-    for (const auto* rec : native[0].of("pairwise")) BOOST_TEST(*rec->params.text("form") == "send_recv");
+    for (const auto* rec : native[0].of("pairwise")) BOOST_TEST(rec->values.text("form").value_or("(none)") == "send_recv");
 }
 
-BOOST_AUTO_TEST_CASE(a_stop_ends_the_suite_after_the_point_in_progress) {
-    // The stop condition is asked after each point: the suite stops right after the third,
-    // on every rank, with the reason; the kernels that start are named on every rank.
+BOOST_AUTO_TEST_CASE(a_stop_ends_the_suite_within_a_sample) {
+    // A stop requested as echo starts: echo's engine reads it before its first sample, echo
+    // ends with nothing measured (no record of it), and every rank throws the reason after it;
+    // pairwise never starts. The kernels that start are named on every rank.
     comet::suite_config cfg = small({"barrier", "echo", "pairwise"});
-    std::atomic<int> points = 0;
+    std::stop_source source;
+    std::vector<std::string> points, started;
     std::mutex m;
-    std::vector<std::string> started;
-    cfg.on_point = [&](const comet::record&) { ++points; };
+    cfg.stop = source.get_token();
+    cfg.stop_reason = [] { return std::string("enough"); };
+    cfg.on_point = [&](const comet::record& r) {
+        std::lock_guard lock(m);
+        points.push_back(r.kernel);
+    };
     cfg.on_kernel = [&](const std::string& k) {
         std::lock_guard lock(m);
         started.push_back(k);
-    };
-    cfg.stop = [&]() -> std::optional<std::string> {
-        if (points >= 3) return "enough";
-        return std::nullopt;
+        if (k == "echo") source.request_stop();
     };
     BOOST_CHECK_EXCEPTION(comet::threads::run(2, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg); }),
                           comet::suite_stopped, [](const comet::suite_stopped& e) { return std::string(e.what()) == "enough"; });
-    BOOST_TEST(points.load() == 3);
+    BOOST_TEST((points == std::vector<std::string>{"barrier"}));
     std::sort(started.begin(), started.end());
-    // barrier has one point on two ranks; echo's first two end the run.
     BOOST_TEST((started == std::vector<std::string>{"barrier", "barrier", "echo", "echo"}));
+}
+
+/// A transport that requests a stop once rank 0 has read its clock `reads` times (the sampling
+/// engine reads it four times a sample: the repeat loop and its empty twin).
+template <comet::transport Inner>
+struct stop_after_reads : comet::transport_adaptor<Inner> {
+    stop_after_reads(Inner& inner, std::stop_source& source, int reads) : comet::transport_adaptor<Inner>(inner), source_(&source), left_(reads) {}
+    double now() {
+        if (this->rank() == 0 && --left_ == 0) source_->request_stop();
+        return this->inner().now();
+    }
+
+private:
+    std::stop_source* source_;
+    int left_;
+};
+
+BOOST_AUTO_TEST_CASE(a_stop_in_the_middle_of_a_kernel_keeps_its_samples) {
+    // Stopped while echo samples its 8 points (200 samples each): the points keep the samples
+    // they took, "interrupted", and pairwise never starts.
+    comet::suite_config cfg = small({"echo", "pairwise"});
+    cfg.transfer.hops = {1};
+    cfg.sampling = comet::fixed_sampling(200, 4);
+    cfg.sampling->min_sample_seconds = 1e-6;  // no reading of the clock's step (it reads the clock thousands of times)
+    std::stop_source source;
+    cfg.stop = source.get_token();
+    std::vector<comet::record> kept;
+    std::mutex m;
+    cfg.on_point = [&](const comet::record& r) {
+        std::lock_guard lock(m);
+        kept.push_back(r);
+    };
+    BOOST_CHECK_THROW(comet::threads::run(2,
+                                          [&](comet::threads::transport& t) {
+                                              stop_after_reads s(t, source, 4 * 8 * 10);
+                                              return comet::run_suite(s, cfg);
+                                          }),
+                      comet::suite_stopped);
+    BOOST_TEST_REQUIRE(kept.size() == 8u);  // every echo point had samples by then
+    for (const auto& r : kept) {
+        BOOST_TEST(r.kernel == "echo");
+        BOOST_TEST(r.stop == "interrupted");
+        BOOST_TEST(r.samples.size() >= 1u);
+        BOOST_TEST(r.samples.size() < 20u);  // ten rounds at most: the stop was read before the next sample
+        BOOST_TEST(r.notes.back().starts_with("interrupted after"));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(attached_and_configured_carry_the_stop_request_to_every_measurement_scheme) {
+    // The suite's stop request reaches a kernel whatever it measures with: the sampling engine
+    // (sampling.stop), the window scheme (window.stop) or its own loop (stop); configured also
+    // sets the suite's sampling, attached leaves a kernel's own.
+    std::stop_source source;
+    comet::suite_config cfg;
+    cfg.stop = source.get_token();
+    int points = 0;
+    cfg.on_point = [&](const comet::record&) { ++points; };
+    cfg.sampling = comet::fixed_sampling(3, 7);
+    const auto echo = cfg.configured(comet::kernels::transfer_config{});
+    const auto windowed = cfg.attached(comet::kernels::windowed_collectives_config{});
+    const auto nbc = cfg.attached(comet::kernels::nbc_config{});
+    const auto sync = cfg.attached(comet::kernels::clock_sync_config{});
+    const auto nist = cfg.attached(comet::kernels::nist::study_config{});
+    const auto own = cfg.attached(comet::kernels::transfer_config{});
+    BOOST_TEST(echo.sampling.max_samples == 3u);
+    BOOST_TEST(echo.sampling.iterations == 7u);
+    BOOST_TEST(own.sampling.iterations == 0u);  // attached: the kernel's own sampling
+    BOOST_TEST(!echo.sampling.stop.stop_requested());
+    source.request_stop();
+    for (bool requested : {echo.sampling.stop.stop_requested(), own.sampling.stop.stop_requested(),
+                           windowed.window.stop.stop_requested(), nbc.window.stop.stop_requested(), sync.stop.stop_requested(),
+                           nist.stop.stop_requested()})
+        BOOST_TEST(requested);
+    for (const auto* f : {&echo.on_point, &windowed.on_point, &nbc.on_point, &sync.on_point, &nist.on_point}) (*f)(comet::record{});
+    BOOST_TEST(points == 5);
 }
 
 BOOST_AUTO_TEST_CASE(what_cannot_be_derived_becomes_a_note) {
     auto cfg = small({"pairwise", "barrier"});
     cfg.transfer.sizes = {8};
-    const auto r = comet::threads::run(2, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg); });
     comet::report rep;
-    rep.results = r[0];
-    comet::analyse(rep);
-    BOOST_REQUIRE_EQUAL(rep.notes.size(), 2u);
+    // On a busy machine (other tests beside this one) the one pairwise point can lose every
+    // sample to preemptions: then there is nothing to fit, said so, and the run is taken again.
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        rep = {};
+        rep.results = comet::threads::run(2, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg); })[0];
+        comet::analyse(rep);
+        BOOST_REQUIRE_EQUAL(rep.notes.size(), 2u);
+        if (std::ranges::all_of(rep.results.of("pairwise"), [](const comet::record* x) { return comet::usable(*x); })) break;
+        BOOST_TEST(rep.notes[0].find("(1 flagged: no valid sample)") != std::string::npos, rep.notes[0]);
+    }
     // One size cannot carry a line: the fit is kept, flagged, and the note says why.
-    BOOST_TEST(rep.notes[0].find("fit of pairwise all: flagged: ") == 0u);
+    BOOST_TEST(rep.notes[0].find("fit of pairwise all: flagged: ") == 0u, rep.notes[0]);
     BOOST_TEST(rep.notes[1].find("no growth with P for barrier") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(growth_with_p_from_flagged_points_is_said_so) {
+    // Barrier on 2 and 4 ranks, the 2-rank point without a valid sample (every one preempted):
+    // no growth with P, and the note says why, not that the run had one group size.
+    comet::report rep;
+    for (const std::int64_t nodes : {2, 4}) {
+        comet::record rec{"barrier", {{"nodes", nodes}}, {1e-6, 1.1e-6}};
+        if (nodes == 2)
+            for (std::size_t i : {0u, 1u}) comet::mark_invalid(rec, i, "preempted");
+        rep.results.records.push_back(std::move(rec));
+    }
+    comet::analyse(rep);
+    BOOST_REQUIRE_EQUAL(rep.notes.size(), 1u);
+    BOOST_TEST(rep.notes[0] == "no growth with P for barrier: its points on 2 nodes are flagged (no valid sample), too few group sizes are left");
+    rep.results.records.pop_back();  // now one group size, which is what the note says
+    rep.notes.clear();
+    comet::analyse(rep);
+    BOOST_REQUIRE_EQUAL(rep.notes.size(), 1u);
+    BOOST_TEST(rep.notes[0].find("it was measured on one group size") != std::string::npos, rep.notes[0]);
 }
 
 // Without an echo in the run, contention does not label the iPSC/860's sizes 50% and 90% of

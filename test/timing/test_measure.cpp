@@ -149,13 +149,25 @@ struct virtual_run {
 };
 
 /// The calls every rank makes for calibration runs `calibration` (one per point, in point
-/// order) followed by `rounds`, each a list of points sampled with `iterations`.
+/// order) followed by `rounds`, each a list of points sampled with `iterations`, each sample
+/// after its untimed iteration (the warm caches a sample starts from).
 inline std::vector<call> expected_calls(std::size_t points, std::size_t calibration_iterations,
                                         const std::vector<std::vector<std::size_t>>& rounds, std::size_t iterations) {
     std::vector<call> out;
     for (std::size_t p = 0; p < points; ++p) out.emplace_back(p, calibration_iterations);
     for (const auto& round : rounds)
-        for (std::size_t p : round) out.emplace_back(p, iterations);
+        for (std::size_t p : round) {
+            out.emplace_back(p, 1);
+            out.emplace_back(p, iterations);
+        }
+    return out;
+}
+
+/// `calls` without the untimed single iterations before each sample (when samples have more).
+inline std::vector<call> timed(const std::vector<call>& calls) {
+    std::vector<call> out;
+    for (const call& c : calls)
+        if (c.iterations != 1) out.push_back(c);
     return out;
 }
 
@@ -172,7 +184,7 @@ inline comet::sampling four_points_sampling(comet::interleave order, std::uint64
             .budget_seconds = 100.0, .order = order, .seed = seed};
 }
 
-/// The rounds that follow the calibration in `calls` (which has 4 calibration calls): split
+/// The rounds that follow the calibration in `calls` (timed ones; 4 calibration calls): split
 /// where a point comes back before every open point had its turn. Assumes the four-point run.
 inline std::vector<std::vector<std::size_t>> rounds_of(const std::vector<call>& calls) {
     std::vector<std::vector<std::size_t>> rounds;
@@ -198,12 +210,15 @@ BOOST_AUTO_TEST_CASE(calibration_grows_the_iterations_until_a_sample_lasts_the_m
     v.cfg = {.min_samples = 3, .max_samples = 3, .min_sample_seconds = 1e-3, .warmup_seconds = 0.0};
     const auto r = v([](int, std::size_t, std::size_t) { return 10e-6; });
     const auto& calls = r[0].calls;
-    BOOST_TEST_REQUIRE(calls.size() == 3u + 3u);
+    BOOST_TEST_REQUIRE(calls.size() == 3u + 2u * 3u);
     BOOST_TEST(calls[0].iterations == 1u);
     BOOST_TEST(calls[1].iterations == 16u);
     const std::size_t it = calls[2].iterations;
     BOOST_TEST((it == 120u || it == 121u));
-    for (std::size_t i = 3; i < calls.size(); ++i) BOOST_TEST(calls[i].iterations == it);  // the samples
+    for (std::size_t i = 3; i < calls.size(); i += 2) {
+        BOOST_TEST(calls[i].iterations == 1u);       // the untimed iteration before a sample
+        BOOST_TEST(calls[i + 1].iterations == it);  // the sample
+    }
     const auto& p = r[0].points.at(0);
     BOOST_TEST(p.iterations == it);
     BOOST_TEST(static_cast<double>(p.iterations) * 10e-6 >= 1e-3);
@@ -235,8 +250,8 @@ BOOST_AUTO_TEST_CASE(calibration_on_the_real_clock_keeps_its_own_rules) {
         return std::pair{runs, points.at(0)};
     });
     const auto& [runs, point] = r[0];
-    BOOST_TEST_REQUIRE(runs.size() >= 3u);  // at least one calibration run, then the 2 samples
-    const std::size_t calibration = runs.size() - 2;
+    BOOST_TEST_REQUIRE(runs.size() >= 5u);  // at least one calibration run, then the 2 samples, each after one iteration
+    const std::size_t calibration = runs.size() - 4;
     BOOST_TEST(runs[0].iterations == 1u);
     BOOST_TEST(runs[0].loop >= 20e-6);  // a busy wait lasts at least as long as asked
     for (std::size_t i = 1; i < calibration; ++i) {
@@ -246,8 +261,10 @@ BOOST_AUTO_TEST_CASE(calibration_on_the_real_clock_keeps_its_own_rules) {
     for (std::size_t i = 0; i + 1 < calibration; ++i) BOOST_TEST(runs[i].loop < 1e-3);
     BOOST_TEST(runs[calibration - 1].loop >= 1e-3);
     BOOST_TEST(point.iterations == runs[calibration - 1].iterations);
-    BOOST_TEST(runs[calibration].iterations == point.iterations);
+    BOOST_TEST(runs[calibration].iterations == 1u);
     BOOST_TEST(runs[calibration + 1].iterations == point.iterations);
+    BOOST_TEST(runs[calibration + 2].iterations == 1u);
+    BOOST_TEST(runs[calibration + 3].iterations == point.iterations);
     BOOST_TEST(!point.short_samples);
 }
 
@@ -263,7 +280,10 @@ BOOST_AUTO_TEST_CASE(a_point_warms_up_for_its_warmup_time) {
     for (std::size_t p : {0u, 1u})
         for (int i = 0; i < 5; ++i) want.emplace_back(p, 100);
     for (int round = 0; round < 2; ++round)
-        for (std::size_t p : {0u, 1u}) want.emplace_back(p, 100);
+        for (std::size_t p : {0u, 1u}) {
+            want.emplace_back(p, 1);
+            want.emplace_back(p, 100);
+        }
     BOOST_TEST(r[0].calls == want, boost::test_tools::per_element());
 }
 
@@ -419,7 +439,8 @@ BOOST_AUTO_TEST_CASE(shuffle_every_rank_runs_the_same_sequence_reproducibly_per_
     BOOST_TEST((b[2].calls != a[2].calls));                                     // another seed, another
     // Each round visits every open point once, in some order; calibration stays in point order.
     for (const auto* x : {&a, &b}) {
-        const auto& calls = (*x)[2].calls;
+        BOOST_TEST_REQUIRE((*x)[2].calls.size() == 4u + 2u * (15u * 4u + 10u * 2u));
+        const auto calls = timed((*x)[2].calls);
         BOOST_TEST_REQUIRE(calls.size() == 4u + 15u * 4u + 10u * 2u);
         for (std::size_t p = 0; p < 4; ++p) BOOST_TEST(calls[p].point == p);
         const auto rounds = rounds_of(calls);
@@ -459,7 +480,10 @@ BOOST_AUTO_TEST_CASE(order_none_takes_every_sample_of_a_point_before_the_next) {
 BOOST_AUTO_TEST_CASE(decisions_are_messages_to_the_ranks_taking_part_only) {
     // fixed_sampling(3, 2), 2 points, decider 2 of ranks {0, 2, 3} in a group of 4: the decider
     // sends every other taking part rank 1 (the clock's step) + 2 (one calibration run per
-    // point) + 3 (one per round) decisions; in order none, one per sample instead of per round.
+    // point) + 2 × 3 ("go" before each sample) + 3 (one per round) decisions; in order none,
+    // the one per round is one per sample. Every decision is answered: the answer to a "go"
+    // is what says the rank is ready, so the common start time is one all ranks can reach.
+    // This transport counts no disturbances, so no rank asks the others for theirs.
     for (auto order : {comet::interleave::round_robin, comet::interleave::none}) {
         BOOST_TEST_CONTEXT("order " << comet::to_string(order)) {
             virtual_run v;
@@ -470,7 +494,7 @@ BOOST_AUTO_TEST_CASE(decisions_are_messages_to_the_ranks_taking_part_only) {
             v.cfg = comet::fixed_sampling(3, 2);
             v.cfg.order = order;
             const auto r = v([](int, std::size_t, std::size_t) { return 1e-6; });
-            const std::size_t decisions = 1 + 2 + (order == comet::interleave::none ? 2 * 3 : 3);
+            const std::size_t decisions = 1 + 2 + 2 * 3 + (order == comet::interleave::none ? 2 * 3 : 3);
             BOOST_TEST(r[2].engine_sends == 2 * decisions);
             BOOST_TEST(r[2].engine_recvs == 2 * decisions);  // the answers
             for (int rank : {0, 3}) {
@@ -619,21 +643,120 @@ BOOST_AUTO_TEST_CASE(fill_record_writes_what_the_engine_decided) {
     BOOST_TEST(rec.iterations == 7u);
     BOOST_TEST(rec.stop == "budget");
     BOOST_TEST(rec.notes.empty());
-    const comet::params want{{"size", std::int64_t{8}},
-                             {"reduction", "max_over_ranks"},
-                             {"order", "shuffle"},
-                             {"seed", std::int64_t{42}}};
+    const comet::params want{{"size", std::int64_t{8}}, {"reduction", "max_over_ranks"}, {"cache", "warm"}};
     BOOST_TEST((rec.params == want));
+    BOOST_TEST((rec.values == comet::params{{"order", "shuffle"}, {"seed", std::int64_t{42}}}));
 
     comet::record plain{"k", {}, {}};
-    comet::fill_record(plain, comet::sampled_point{.samples = {3.0}, .overheads = {0.0}, .iterations = 1,
+    comet::fill_record(plain, comet::sampled_point{.samples = {3.0, -1e-9}, .overheads = {0.0, 0.0}, .iterations = 1,
                                                    .stop = comet::stop_reason::fixed},
-                       comet::sampling{}, comet::sample_reduction::decider);
-    BOOST_TEST((plain.params == comet::params{{"reduction", "test_node"}, {"order", "round_robin"}}));
+                       comet::sampling{.cache = comet::cache_state::cold}, comet::sample_reduction::decider);
+    BOOST_TEST((plain.params == comet::params{{"reduction", "test_node"}, {"cache", "cold"}}));
+    BOOST_TEST((plain.values == comet::params{{"order", "round_robin"}}));
     BOOST_TEST(plain.stop == "fixed");
+    // A sample below zero stays raw and is marked.
+    BOOST_TEST_REQUIRE(plain.invalid.size() == 1u);
+    BOOST_TEST(plain.invalid[0].index == 1u);
+    BOOST_TEST(comet::valid_count(plain) == 1u);
+    // A kernel's own cache param (COMMTEST's modes) stays.
+    comet::record own{"k", {{"cache", "flushed"}}, {}};
+    comet::fill_record(own, comet::sampled_point{.samples = {1.0}, .overheads = {0.0}, .iterations = 1}, comet::sampling{},
+                       comet::sample_reduction::decider);
+    BOOST_TEST((own.params.text("cache") == "flushed"));
     BOOST_TEST(comet::to_string(comet::interleave::none) == "none");
     BOOST_TEST(comet::to_string(comet::stop_reason::interval) == "interval");
     BOOST_TEST(comet::to_string(comet::stop_reason::max_samples) == "max_samples");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(measure_validity)
+
+using namespace test_measure_detail;
+
+BOOST_AUTO_TEST_CASE(a_negative_sample_counts_for_no_stop_rule) {
+    // Every third sample of the point comes out below zero (its empty loop caught a preemption
+    // the body loop did not): the engine samples on until six are not negative, the budget
+    // being spent at once; the cap on samples still bounds it.
+    virtual_run v;
+    v.cfg = {.min_samples = 6, .max_samples = 30, .target_ci = 0.0, .iterations = 1, .warmup_seconds = 0.0, .budget_seconds = 1e-9};
+    int k = 0;
+    const auto r = run(1, [&](comet::threads::transport& inner) {
+        vtransport t(inner);
+        const std::vector<int> ranks{0};
+        return comet::sample_points(t, 1, v.cfg, 0, ranks, comet::sample_reduction::decider,
+                                    [&](std::size_t, std::size_t iterations) -> std::optional<comet::repeat_result> {
+                                        comet::repeat_result x = busy_sample(t, iterations, 1e-6);
+                                        if (iterations == 1 && ++k % 3 == 0) x.per_iteration = -1e-7;
+                                        return x;
+                                    });
+    });
+    const auto& p = r[0].at(0);
+    const auto valid = std::count_if(p.samples.begin(), p.samples.end(), [](double x) { return x >= 0; });
+    BOOST_TEST(valid == 6);  // the budget was spent at once: it stops at six valid samples
+    BOOST_TEST(p.samples.size() > 6u);
+    comet::record rec{"k", {}, {}};
+    comet::fill_record(rec, comet::sampled_point(p), v.cfg, comet::sample_reduction::decider);
+    BOOST_TEST(comet::valid_count(rec) == 6u);
+    BOOST_TEST(comet::summarize(rec).min >= 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_cold_sample_is_one_operation_after_the_caches_are_overwritten) {
+    // No calibration (a cold sample is one operation), no untimed iteration before a sample.
+    virtual_run v;
+    v.points = 2;
+    v.cfg = {.min_samples = 3, .max_samples = 3, .iterations = 50, .warmup_seconds = 0.0, .cache = comet::cache_state::cold,
+             .cold_bytes = 1 << 20};
+    const auto r = v([](int, std::size_t, std::size_t) { return 10e-6; });
+    std::vector<call> want{{0, 1}, {1, 1}};
+    for (int round = 0; round < 3; ++round)
+        for (std::size_t p : {0u, 1u}) want.emplace_back(p, 1);
+    BOOST_TEST(r[0].calls == want, boost::test_tools::per_element());
+    BOOST_TEST(r[0].points[0].iterations == 1u);
+    BOOST_TEST(!r[0].points[0].short_samples);
+    BOOST_CHECK_THROW(comet::check_sampling(0, "k", {.cache = comet::cache_state::cold, .cold_bytes = 0}), comet::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_request_ends_every_point_within_one_sample) {
+    // The decider's stop token is read before every sample and its answer reaches every rank
+    // with the "go": once it is requested, no rank takes another sample, and every open point
+    // says it was interrupted with what it had.
+    std::stop_source source;
+    const auto r = run(3, [&](comet::threads::transport& inner) {
+        vtransport t(inner);
+        comet::sampling cfg = comet::fixed_sampling(50, 2);
+        cfg.stop = source.get_token();
+        std::size_t samples = 0;
+        auto points = comet::sample_points(t, 3, cfg, 1, comet::rank_set::every(3), comet::sample_reduction::decider,
+                                           [&](std::size_t, std::size_t iterations) -> std::optional<comet::repeat_result> {
+                                               if (iterations == 2 && ++samples == 20 && t.rank() == 1) source.request_stop();
+                                               if (t.rank() != 1) return std::nullopt;
+                                               return busy_sample(t, iterations, 1e-6);
+                                           });
+        return std::pair{points, samples};
+    });
+    // Runs of 2 iterations: three calibration runs, then samples; the 20th run asked for the
+    // stop, which was read before the next sample on the decider: no rank ran a 21st.
+    for (const auto& [points, calls] : r) BOOST_TEST(calls == 20u);
+    const auto& points = r[1].first;
+    for (std::size_t p = 0; p < 3; ++p) {
+        BOOST_TEST(comet::to_string(points[p].stop) == "interrupted");
+        BOOST_TEST(points[p].samples.size() == (p < 2 ? 6u : 5u));  // 17 samples, round robin
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_ranks_start_every_sample_together) {
+    // A point whose operation leaves the ranks apart (rank 0 returns at once, rank 1 takes
+    // 1 ms: a collective of 0 bytes that does not synchronise) followed by one that needs both:
+    // without a start together, rank 1's lag lands in the second point's first iterations.
+    // On the virtual clock nothing else moves, so the second point reads exactly its body.
+    virtual_run v;
+    v.nodes = 2;
+    v.ranks = {0, 1};
+    v.points = 2;
+    v.cfg = comet::fixed_sampling(5, 4);
+    const auto r = v([](int rank, std::size_t p, std::size_t) { return p == 0 ? (rank == 1 ? 1e-3 : 0.0) : 10e-6; });
+    for (double s : r[0].points[1].samples) BOOST_TEST(s == 10e-6, boost::test_tools::tolerance(1e-9));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

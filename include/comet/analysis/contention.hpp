@@ -10,6 +10,7 @@
 #include <comet/core/errors.hpp>
 #include <comet/stats/curves.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -76,7 +77,7 @@ inline std::vector<contention_slowdown> contention_slowdowns(const result_set& r
     for (const record* r : results.of(kernel)) {
         const auto size = r->params.integer("size");
         const auto load = r->params.number("load");
-        if (!size || !load || r->samples.empty()) continue;
+        if (!size || !load || !usable(*r)) continue;
         params key = detail::growth::without(r->params, {"size", "load", "cross_size"});
         auto g = std::find_if(groups.begin(), groups.end(), [&](const group& x) { return x.key == key; });
         if (g == groups.end()) g = groups.insert(groups.end(), group{std::move(key), {}, {}});
@@ -90,7 +91,8 @@ inline std::vector<contention_slowdown> contention_slowdowns(const result_set& r
             if (l == g->loads.end()) l = g->loads.insert(g->loads.end(), load_curve{*load, cross, {}});
             into = &l->by_size[*size];
         }
-        into->insert(into->end(), r->samples.begin(), r->samples.end());
+        const std::vector<double> valid = valid_samples(*r);
+        into->insert(into->end(), valid.begin(), valid.end());
     }
 
     std::vector<contention_slowdown> out;

@@ -11,6 +11,7 @@
 #include <comet/core/errors.hpp>
 #include <comet/stats/curves.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -108,7 +109,7 @@ inline std::vector<overlap_gain> overlap_gains(const result_set& results, const 
     for (const record* r : results.of(kernel)) {
         const auto n = r->params.integer("vector_length");
         const auto mode = r->params.text("mode");
-        if (!n || !mode || r->samples.empty()) continue;
+        if (!n || !mode || !usable(*r)) continue;
         params key = detail::growth::without(r->params, {"size", "vector_length", "mode"});
         auto g = std::find_if(groups.begin(), groups.end(), [&](const group& x) { return x.key == key; });
         if (g == groups.end()) g = groups.insert(groups.end(), group{std::move(key), {}, {}, {}});
@@ -120,7 +121,8 @@ inline std::vector<overlap_gain> overlap_gains(const result_set& results, const 
             if (!size || (*mode != "sync" && *mode != "async")) continue;
             into = &(*mode == "sync" ? g->sync : g->async)[{*size, *n}];
         }
-        into->insert(into->end(), r->samples.begin(), r->samples.end());
+        const std::vector<double> valid = valid_samples(*r);
+        into->insert(into->end(), valid.begin(), valid.end());
     }
 
     std::vector<overlap_gain> out;

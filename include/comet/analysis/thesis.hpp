@@ -21,8 +21,10 @@
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <functional>
 #include <initializer_list>
@@ -172,9 +174,7 @@ inline shape_verdict log_p(const thesis_shape& s, const thesis_evidence& e) {
         good += follows;
         per.push_back(f.per_doubling);
         if (!follows && failed.empty()) {
-            for (const auto& [name, value] : f.group)
-                if (!is_descriptive_param(name))
-                    failed += (failed.empty() ? "" : ", ") + name + " " + detail::compare::value_text(value);
+            for (const auto& [name, value] : f.group) failed += (failed.empty() ? "" : ", ") + name + " " + detail::compare::value_text(value);
             failed = "; not " + (failed.empty() ? std::string("a curve") : failed) + ": R² log P " + number(f.r_squared, 3) + ", P " + number(f.r_squared_linear_p, 3);
             if (f.per_doubling <= 0) failed += ", not growing";
         }
@@ -250,15 +250,15 @@ inline shape_verdict overlap(const thesis_shape& s, const thesis_evidence& e) {
     return {&s, good == groups, evidence};
 }
 
-/// The median of a record's samples (NaN without samples).
-inline double median_of(const record& r) { return statistic_of(r.samples, statistic::median); }
+/// The median of a record's valid samples (NaN without any, or when the point is flagged as a
+/// whole: no verdict reads a figure that is not reported).
+inline double median_of(const record& r) {
+    return usable(r) ? statistic_of(r, statistic::median) : std::numeric_limits<double>::quiet_NaN();
+}
 
-/// Whether two records measure the same point but for the params in `except` (and those that
-/// say how a point was measured, `is_descriptive_param`).
+/// Whether two records measure the same point but for the params in `except`.
 inline bool same_point(const record& a, const record& b, std::initializer_list<std::string_view> except) {
-    const auto skip = [&](std::string_view name) {
-        return is_descriptive_param(name) || std::find(except.begin(), except.end(), name) != except.end();
-    };
+    const auto skip = [&](std::string_view name) { return std::find(except.begin(), except.end(), name) != except.end(); };
     for (const auto& [name, value] : a.params)
         if (!skip(name) && (!b.params.find(name) || *b.params.find(name) != value)) return false;
     for (const auto& [name, value] : b.params)

@@ -159,6 +159,17 @@ concept counts_retransmissions = requires(const T& t) {
     { t.retransmissions() } -> std::convertible_to<std::uint64_t>;
 };
 
+/// A transport that counts how often this rank lost its CPU to something else so far: an
+/// involuntary context switch of its thread or process (the threads and MPI transports, from the
+/// operating system's count), a detour of `comet::noisy`. The measurement engines read it before
+/// and after each sample on every rank taking part, and a sample during which the count moved
+/// on any of them is not the system's communication alone: kept raw, marked, out of every
+/// statistic ("preempted", stats/validity.hpp).
+template <class T>
+concept counts_disturbances = requires(T& t) {
+    { t.disturbances() } -> std::convertible_to<std::uint64_t>;
+};
+
 /// Which optional capabilities a transport type offers, for reports ("not supported").
 struct capabilities {
     bool synchronous_send = false;

@@ -61,17 +61,20 @@
 #include <comet/core/errors.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/stats/validity.hpp>
 #include <comet/timing/global_clock.hpp>
 #include <comet/timing/measure.hpp>
 #include <comet/timing/sync.hpp>
 #include <comet/transport/decorators/skewed_clock.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -97,6 +100,9 @@ struct clock_sync_config {
     int test_node = 0;
     /// Called on the test node after each record is made (for progress displays).
     std::function<void(const record&)> on_point = {};
+    /// Read on the test node before each repetition: once a stop is requested the kernel ends
+    /// there, each scheme keeping the syncs it timed.
+    std::stop_token stop = {};
 };
 
 namespace detail::clock_sync {
@@ -123,6 +129,7 @@ void check(const T& t, const clock_sync_config& cfg) {
 /// What one scheme's syncs gave on this rank.
 struct measured {
     std::vector<double> durations;         ///< one per repetition (the same on every rank)
+    std::vector<std::size_t> disturbed;    ///< the repetitions during which a rank was disturbed
     std::vector<std::size_t> exchanges;    ///< one per repetition
     int steps = 0;
     double estimated_error = 0.0;          ///< largest max_error over the repetitions
@@ -138,26 +145,37 @@ std::vector<measured> run(S& s, const clock_sync_config& cfg, Truth&& truth) {
         m.durations.reserve(cfg.repetitions);
         m.exchanges.reserve(cfg.repetitions);
     }
-    for (std::size_t rep = 0; rep < cfg.repetitions; ++rep)
+    for (std::size_t rep = 0; rep < cfg.repetitions; ++rep) {
+        // The test node's answer to a stop request reaches every rank before the repetition.
+        std::array<unsigned char, 1> stop{static_cast<unsigned char>(s.rank() == cfg.test_node && cfg.stop.stop_requested())};
+        ops::broadcast(s, cfg.test_node, std::as_writable_bytes(std::span(stop)));
+        if (stop[0]) break;
         for (std::size_t i = 0; i < cfg.schemes.size(); ++i) {
             sync_config c = cfg.sync;
             c.scheme = cfg.schemes[i];
             // A fresh clock: a first sync each time (opens with a barrier, closes with the
             // reductions that make `duration` and `max_error` every rank's).
+            const std::uint64_t before = ops::disturbances(s);
             const global_clock<S> g(s, c);
+            // Whether any rank lost its CPU during the sync (core/concepts.hpp, counts_disturbances).
+            std::array<double, 1> hit{ops::disturbances(s) != before ? 1.0 : 0.0};
+            if constexpr (counts_disturbances<S>) ops::allreduce_max(s, std::span<double>(hit));
             const sync_result& r = g.last_sync();
             measured& m = out[i];
+            if (hit[0] != 0.0) m.disturbed.push_back(m.durations.size());
             m.durations.push_back(r.duration);
             m.exchanges.push_back(r.exchanges);
             m.steps = r.steps;
             m.estimated_error = std::max(m.estimated_error, r.max_error);
             m.true_error = std::max(m.true_error, truth(g));
         }
+    }
     return out;
 }
 
-/// The lower median: always one of the values (an actual sync's count, an integer).
+/// The lower median: always one of the values (an actual sync's count, an integer); 0 for none.
 inline std::size_t lower_median(std::vector<std::size_t> v) {
+    if (v.empty()) return 0;
     const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
     std::nth_element(v.begin(), mid, v.end());
     return *mid;
@@ -216,14 +234,16 @@ result_set clock_sync(T& t, const clock_sync_config& cfg = {}) {
         record rec{"sync", params{}, {}};
         rec.params.set("scheme", std::string(to_string(cfg.schemes[i]))).set("nodes", t.size());
         rec.params.set("skew", skewed ? "decorator" : "none").set("steps", m[i].steps);
-        rec.params.set("exchanges", detail::clock_sync::lower_median(m[i].exchanges));
-        rec.params.set("estimated_error", m[i].estimated_error);
-        if (skewed) rec.params.set("true_error", m[i].true_error);
         rec.params.set("reduction", std::string(to_string(sample_reduction::max_over_ranks)));
-        rec.params.set("order", std::string(to_string(interleave::round_robin)));
+        rec.values.set("exchanges", detail::clock_sync::lower_median(m[i].exchanges));
+        rec.values.set("estimated_error", m[i].estimated_error);
+        if (skewed) rec.values.set("true_error", m[i].true_error);
+        rec.values.set("order", std::string(to_string(interleave::round_robin)));
         rec.samples = std::move(m[i].durations);
+        for (std::size_t k : m[i].disturbed) mark_invalid(rec, k, "preempted");
         rec.iterations = 1;
-        rec.stop = std::string(to_string(stop_reason::fixed));
+        // Fewer syncs than asked for: a stop request ended the kernel (run, above).
+        rec.stop = std::string(to_string(rec.samples.size() < cfg.repetitions ? stop_reason::interrupted : stop_reason::fixed));
         if (cfg.on_point) cfg.on_point(rec);
         out.records.push_back(std::move(rec));
     }

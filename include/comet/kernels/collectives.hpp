@@ -19,6 +19,8 @@
 #include <comet/core/errors.hpp>
 #include <comet/kernels/transfer.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 #include <comet/timing/measure.hpp>
 #include <comet/timing/repeat.hpp>
 
@@ -120,6 +122,47 @@ void collect(result_set& out, std::vector<sampled_point>& measured, const sampli
     }
 }
 
+/// The broadcast's figures without its closing barrier, into `rec`'s values: `closing_barrier`
+/// (the median of the barrier alone) and `without_barrier`, the median of the paired
+/// differences — sample j of the broadcast with its barrier less sample j of the barrier alone,
+/// the two taken one after the other in the same round, so that what moved both (the machine's
+/// state of that moment) cancels — with its 95% interval (`without_barrier_ci_low`, `_high`).
+/// Why pairs: a difference of two medians of different samples has no interval, and went below
+/// zero on a busy machine. Where the interval does not exclude zero (the broadcast alone is
+/// within the barrier's noise) or there are too few pairs for one, `without_barrier` is not
+/// reported but flagged, with why.
+inline void without_closing_barrier(record& rec, const sampled_point& with, const sampled_point& alone) {
+    // Only valid samples: not below zero, no rank disturbed during them (timing/measure.hpp).
+    const auto valid = [](const sampled_point& p, std::size_t j) {
+        return p.samples[j] >= 0 && !(j < p.disturbed.size() && p.disturbed[j]);
+    };
+    std::vector<double> barrier, differences;
+    for (std::size_t j = 0; j < alone.samples.size(); ++j)
+        if (valid(alone, j)) barrier.push_back(alone.samples[j]);
+    // The points close on their own rules; their first samples come from the same rounds.
+    for (std::size_t j = 0; j < std::min(with.samples.size(), alone.samples.size()); ++j)
+        if (valid(with, j) && valid(alone, j)) differences.push_back(with.samples[j] - alone.samples[j]);
+    if (!barrier.empty()) rec.values.set("closing_barrier", summarize(std::span<const double>(barrier)).median);
+    const auto ci = median_ci(differences);
+    if (!ci) {
+        add_flag(rec, "without_barrier", "too few paired samples for an interval (" + std::to_string(differences.size()) + ")");
+        return;
+    }
+    if (!(ci->low > 0)) {
+        add_flag(rec, "without_barrier", "not resolved: the 95% interval of the paired differences [" + std::to_string(ci->low * 1e6) +
+                                             ", " + std::to_string(ci->high * 1e6) + "] us does not exclude 0");
+        return;
+    }
+    rec.values.set("without_barrier", summarize(std::span<const double>(differences)).median)
+        .set("without_barrier_ci_low", ci->low)
+        .set("without_barrier_ci_high", ci->high);
+    // The differences are samples like any other: where they disagree (a disturbed broadcast
+    // or barrier on one side of a pair), the figure and its interval are flagged as theirs would be.
+    const assessment d = assess(record{"", {}, differences});
+    const flag* f = find_flag(d.flags, "statistics");
+    if (f || d.outliers > 0) add_flag(rec, "without_barrier", "the paired differences: " + (f ? f->why : std::to_string(d.outliers) + " of " + std::to_string(d.valid) + " beyond median +- 3 sigma"));
+}
+
 }  // namespace detail::collectives
 
 /// Broadcast (CoMet thesis 3.3.3, figure 3.4): the test node broadcasts a message of each size
@@ -131,11 +174,12 @@ void collect(result_set& out, std::vector<sampled_point>& measured, const sampli
 /// only when every node has its copy. The barrier's own cost is what `barrier` measures on the
 /// same group: subtract it to estimate the broadcast alone.
 ///
-/// Returns, on the test node, one record per size with params {size, nodes, implementation,
-/// closing_barrier} and samples = the time in seconds of one broadcast plus the closing barrier,
-/// averaged over a sample's repeat loop (loop overhead subtracted); `closing_barrier` is the
-/// median time of the barrier alone, sampled in the same rounds, so that a reader sees what
-/// part of the figure the barrier is. Other ranks return an empty set. One rank is a
+/// Returns, on the test node, one record per size with params {size, nodes} and samples = the
+/// time in seconds of one broadcast plus the closing barrier, averaged over a sample's repeat
+/// loop (loop overhead subtracted); its values say `implementation`, `closing_barrier` (the
+/// median time of the barrier alone, sampled in the same rounds, so that a reader sees what part
+/// of the figure the barrier is) and `without_barrier` with its interval (the broadcast alone,
+/// from paired samples: `without_closing_barrier`). Other ranks return an empty set. One rank is a
 /// valid group (the broadcast has nobody to reach; its time is the P = 1 point of a log-P fit).
 /// @pre every rank calls broadcast with the same config.
 /// @throws invalid_argument (on every rank, naming the rank and the value) for a test node
@@ -165,9 +209,8 @@ result_set broadcast(T& t, const broadcast_config& cfg = {}) {
         for (std::size_t i = 0; i < cfg.sizes.size(); ++i) {
             record rec{"broadcast", params{}, {}};
             rec.params.set("size", cfg.sizes[i]).set("nodes", t.size());
-            rec.params.set("implementation", std::string(ops::to_string(ops::broadcast.implementation_for<T>())));
-            const double barrier_alone = summarize(measured[2 * i + 1].samples).median;
-            rec.params.set("closing_barrier", barrier_alone);
+            rec.values.set("implementation", std::string(ops::to_string(ops::broadcast.implementation_for<T>())));
+            detail::collectives::without_closing_barrier(rec, measured[2 * i], measured[2 * i + 1]);
             fill_record(rec, std::move(measured[2 * i]), cfg.sampling, sample_reduction::decider);
             if (cfg.on_point) cfg.on_point(rec);
             out.records.push_back(std::move(rec));
@@ -217,7 +260,7 @@ result_set global_sum(T& t, const global_sum_config& cfg = {}) {
         detail::collectives::collect(out, measured, cfg.sampling, cfg.on_point, [&](std::size_t p) {
             record rec{"global_sum", params{}, {}};
             rec.params.set("vector_length", cfg.vector_lengths[p]).set("nodes", t.size());
-            rec.params.set("implementation", std::string(ops::to_string(ops::allreduce_sum.implementation_for<T>())));
+            rec.values.set("implementation", std::string(ops::to_string(ops::allreduce_sum.implementation_for<T>())));
             return rec;
         });
     ops::barrier(t);
@@ -254,7 +297,7 @@ result_set barrier(T& t, const barrier_config& cfg = {}) {
         detail::collectives::collect(out, measured, cfg.sampling, cfg.on_point, [&](std::size_t) {
             record rec{"barrier", params{}, {}};
             rec.params.set("nodes", t.size());
-            rec.params.set("implementation", std::string(ops::to_string(ops::barrier.implementation_for<T>())));
+            rec.values.set("implementation", std::string(ops::to_string(ops::barrier.implementation_for<T>())));
             return rec;
         });
     ops::barrier(t);

@@ -36,7 +36,7 @@ result_set pairwise(T& t, const exchange_config& cfg = {}) {
         if (cfg.verify) detail::check_pattern("pairwise", t.rank(), in, peer, number);
     };
     return detail::transfer_points(t, cfg, "pairwise", 1.0, step, step, detail::concurrent_pattern::exchange,
-                                   {{"form", std::string(to_string(swap_form_of<T>()))}});
+                                   params{{"form", std::string(to_string(swap_form_of<T>()))}});
 }
 
 }  // namespace comet::kernels

@@ -26,10 +26,17 @@
 //           called from a second thread (`thread_serialized`); resuming and pausing the thread
 //           count as t_test.
 //
-// A sample is one measurement's overhead of the slowest rank (largest overhead); its t_init,
-// t_test and t_wait are reported as medians over the kept measurements (`t_init`, ...), beside
-// `blocking` (T_b), `compute` (the computation's length), `hidden` (1 − overhead / T_b: the
-// fraction of the blocking time the computation hid) and `tests` (N).
+// A sample is one valid measurement's overhead of the slowest rank (largest overhead; a
+// work-based one below zero is kept marked and out of every figure); its t_init, t_test and
+// t_wait are reported as medians over the valid measurements (`t_init`, ...), beside
+// `blocking` (T_b), `compute` (the computation's length), `hidden` (1 − overhead / T_b within
+// [0, 1]: the fraction of the blocking time the computation hid; flagged when the overhead
+// exceeds T_b) and `tests` (N), all of them values of the record.
+//
+// Validity (SPEC 5): T_b is the median of the valid blocking measurements (timing/window.hpp),
+// and everything after it is sized from it — the computation's length, the workload. When T_b's
+// point is flagged (its windows kept failing), every record of that operation, size and
+// implementation is flagged as a whole, with the reason, and its `hidden` too.
 //
 // Implementations (`implementation`): `schedule` runs comet's schedule engine (nbc/engine.hpp)
 // from a persistent schedule built once per point, outside every timing (as LibNBC caches its
@@ -50,6 +57,7 @@
 #include <comet/ops/ops.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 #include <comet/timing/global_clock.hpp>
 #include <comet/timing/window.hpp>
 
@@ -355,19 +363,10 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
         return rec;
     };
     const auto describe = [&](record& rec, const windowed_point& m) {
-        rec.params.set("scheme", std::string(to_string(g.scheme())))
-            .set("window", m.window)
-            .set("widenings", m.widenings)
-            .set("overruns", m.overruns)
-            .set("measurements", m.measurements)
-            .set("clock_error", m.clock_error);
-        rec.iterations = 1;
-        rec.stop = "fixed";
-        if (m.gave_up)
-            rec.notes.push_back("the window kept overrunning after " + std::to_string(m.widenings) + " doublings: " +
-                                std::to_string(m.kept.size()) + " of the last " + std::to_string(w.measurements) +
-                                " measurements started together");
+        rec.params.set("scheme", std::string(to_string(g.scheme())));
+        describe_window(rec, m, w);
     };
+    bool interrupted = false;  // a stop request ended a point: the kernel ends there
 
     for (auto o : cfg.operations) {
         const std::vector<std::size_t> sizes = o == nbc_operation::ibarrier ? std::vector<std::size_t>{0} : cfg.sizes;
@@ -386,21 +385,30 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                 starter<T> start(e, o, n, cfg.root, native, cfg.schedules);
                 const std::string algorithm = start.algorithm();
 
-                // T_b: started and at once waited for, the slowest rank's time.
+                // T_b: started and at once waited for, the slowest rank's time, over the valid
+                // measurements. Everything after is sized from it: when its point is flagged (its
+                // windows kept failing), so is every figure of this operation, size and
+                // implementation, with the reason.
                 windowed_point blocking = measure_windowed(t, g, w, window_measure::window, [&] {
                     nbc::request<T> r = start();
                     e.wait(r);
                 });
+                std::string tb_flag;  // on rank 0: why T_b is not to be trusted ("" when it is)
                 std::array<double, 1> tb{0.0};
-                if (me == 0) tb[0] = median_of(blocking.of(rank_reduction::max));
-                ops::broadcast(t, 0, std::as_writable_bytes(std::span(tb)));
-                const double t_b = tb[0];
                 if (me == 0) {
                     record rec = base(o, n, impl, algorithm, "blocking");
                     describe(rec, blocking);
-                    rec.params.set("blocking", t_b);
                     rec.samples = blocking.samples[static_cast<std::size_t>(rank_reduction::max)];
+                    tb[0] = median_of(rec.samples);
+                    if (!rec.samples.empty()) rec.values.set("blocking", tb[0]);
+                    if (const flag* f = find_flag(rec.flags, "point")) tb_flag = "T_b, which the computation was sized from, is flagged: " + f->why;
                     emit(std::move(rec));
+                }
+                ops::broadcast(t, 0, std::as_writable_bytes(std::span(tb)));
+                const double t_b = tb[0];
+                if (blocking.interrupted) {
+                    interrupted = true;
+                    break;
                 }
 
                 // The workload of the work-based method, and what it takes alone on this rank.
@@ -429,7 +437,8 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                         if (prog == progression::thread && !thread_serialized_transport<T>) {
                             if (me == 0) {
                                 record rec = base(o, n, impl, algorithm, to_string(method));
-                                rec.params.set("progression", std::string(to_string(prog))).set("interval", 0).set("curve", name_curve());
+                                rec.params.set("progression", std::string(to_string(prog))).set("interval", 0);
+                                rec.values.set("curve", name_curve());
                                 rec.notes.push_back("not supported: the transport cannot be called from a progress thread");
                                 emit(std::move(rec));
                             }
@@ -482,11 +491,12 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                         });
                         helper_thread.reset();
 
-                        // Every rank's figures of the kept batch to rank 0: init, test, wait, overhead.
-                        const std::size_t k = w.measurements;
+                        // Every rank's figures of every call to rank 0 (init, test, wait, overhead):
+                        // every rank made the same calls, and rank 0 knows which were valid.
+                        const std::size_t k = log.size();
                         std::vector<double> mine(4 * k), all(me == 0 ? 4 * k * static_cast<std::size_t>(p) : 0);
                         for (std::size_t i = 0; i < k; ++i) {
-                            const parts& q = log[log.size() - k + i];
+                            const parts& q = log[i];
                             const double overhead = method == overhead_method::time ? q.init + q.test + q.wait : q.total - t_lambda;
                             mine[4 * i] = q.init;
                             mine[4 * i + 1] = q.test;
@@ -494,7 +504,11 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                             mine[4 * i + 3] = overhead;
                         }
                         ops::gather(t, 0, std::as_bytes(std::span(mine)), std::as_writable_bytes(std::span(all)));
-                        if (me != 0) continue;
+                        if (m.interrupted) interrupted = true;  // the same on every rank
+                        if (me != 0) {
+                            if (interrupted) break;
+                            continue;
+                        }
 
                         record rec = base(o, n, impl, algorithm, to_string(method));
                         rec.params.set("progression", std::string(to_string(prog))).set("interval", interval);
@@ -510,21 +524,40 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                             wait.push_back(f[2]);
                             rec.samples.push_back(f[3]);
                         }
-                        const double overhead = median_of(rec.samples);
-                        rec.params.set("blocking", t_b)
+                        // A work-based overhead below zero (the workload ran faster beside the
+                        // collective than alone) is no overhead: kept raw, marked, out of every figure.
+                        mark_negative(rec);
+                        const double overhead = median_of(valid_samples(rec));
+                        rec.values.set("blocking", t_b)
                             .set("compute", method == overhead_method::time ? t_b : t_lambda)
                             .set("t_init", median_of(init))
                             .set("t_test", median_of(test))
                             .set("t_wait", median_of(wait))
-                            .set("hidden", t_b > 0 ? 1.0 - overhead / t_b : 0.0)
                             .set("tests", tests)
                             .set("curve", name_curve());
-                        if (method == overhead_method::work) rec.params.set("workload", lambda);
+                        // The share of T_b the computation hid: 1 - overhead / T_b, within [0, 1]. An
+                        // overhead above T_b hid nothing (and added to it): 0, and flagged.
+                        if (t_b > 0 && valid_count(rec) > 0) {
+                            rec.values.set("hidden", std::clamp(1.0 - overhead / t_b, 0.0, 1.0));
+                            if (overhead > t_b)
+                                add_flag(rec, "hidden", "the overhead (" + std::to_string(overhead * 1e6) + " us) exceeds T_b (" +
+                                                            std::to_string(t_b * 1e6) + " us): nothing hidden");
+                        }
+                        if (method == overhead_method::work) rec.values.set("workload", lambda);
+                        if (!tb_flag.empty()) {
+                            add_flag(rec, "point", tb_flag);
+                            add_flag(rec, "hidden", tb_flag);
+                        }
                         emit(std::move(rec));
+                        if (interrupted) break;
                     }
+                    if (interrupted) break;
                 }
+                if (interrupted) break;
             }
+            if (interrupted) break;
         }
+        if (interrupted) break;
     }
     ops::barrier(t);
     return results;

@@ -193,7 +193,7 @@ result_set overlap(T& t, const overlap_config& cfg = {}) {
                 record rec{"overlap", params{}, {}};
                 if (x.mode[0] != 'd') rec.params.set("size", x.size);
                 rec.params.set("vector_length", x.length).set("mode", x.mode).set("nodes", p).set("hops", cfg.hops);
-                if (x.mode[0] == 's') rec.params.set("form", std::string(to_string(swap_form_of<T>())));
+                if (x.mode[0] == 's') rec.values.set("form", std::string(to_string(swap_form_of<T>())));
                 fill_record(rec, std::move(measured[q]), cfg.sampling, sample_reduction::decider);
                 if (cfg.on_point) cfg.on_point(rec);
                 out.records.push_back(std::move(rec));

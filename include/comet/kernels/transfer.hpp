@@ -53,6 +53,14 @@ inline std::vector<link> links_to(int rank, std::initializer_list<int> neighbour
     return out;
 }
 
+/// Which buffer echo's messages go out of.
+enum class echo_buffer : unsigned char {
+    same,   ///< the buffer the message was received into (the thesis: "echo the message back")
+    clean,  ///< a buffer of its own that no receive writes, on both ranks (OSU's ping-pong)
+};
+
+constexpr std::string_view to_string(echo_buffer b) noexcept { return b == echo_buffer::same ? "same" : "clean"; }
+
 /// Configuration of echo and pairwise exchange. All ranks pass the same values (@pre).
 struct transfer_config {
     /// Message sizes in bytes, measured in this order.
@@ -79,6 +87,12 @@ struct transfer_config {
     /// clock, at least 15 samples, interleaved over the points. The thesis' fixed loops are
     /// `comet::fixed_sampling(samples, 1000)`.
     comet::sampling sampling = {};
+    /// Echo only: which buffer a message goes out of (the record's param `buffer`). Why it is a
+    /// parameter: a buffer just received into is in the receiver's cache as the receive left it
+    /// (on shared memory, partly the sender's lines), while a send buffer that no receive
+    /// touches stays clean in the sender's cache, and on a 2-core machine the two differ 1.3 to
+    /// 12 times at 64 KiB to 1 MiB. The default is the thesis'.
+    echo_buffer buffer = echo_buffer::same;
     /// The message tag, in comet's reserved range (core/types.hpp) so that an application's
     /// messages and the kernel's never meet.
     int tag = first_reserved_tag + 1;
@@ -211,12 +225,13 @@ std::vector<int> transfer_hops(const T& t, const transfer_config& cfg, std::stri
 /// exchanges, with every link it is in.
 enum class concurrent_pattern : unsigned char { echo, exchange };
 
-/// A record of `kernel` at `size` over `hops`, with what the sampling engine measured.
-inline record transfer_record(std::string_view kernel, std::size_t size, int hops, int nodes, const params& extra,
-                              sampled_point&& measured, const transfer_config& cfg, double scale) {
-    record rec{std::string(kernel), params{}, {}};
+/// A record of `kernel` at `size` over `hops` (and the params `more`, a link's), with the
+/// kernel's `values` and what the sampling engine measured.
+inline record transfer_record(std::string_view kernel, std::size_t size, int hops, int nodes, const params& more,
+                              const params& values, sampled_point&& measured, const transfer_config& cfg, double scale) {
+    record rec{std::string(kernel), params{}, {}, values};
     rec.params.set("size", size).set("hops", hops).set("nodes", nodes);
-    for (const auto& [name, value] : extra) rec.params.set(name, value);
+    for (const auto& [name, value] : more) rec.params.set(name, value);
     if (cfg.verify) rec.params.set("verify", "payload");
     fill_record(rec, std::move(measured), cfg.sampling, sample_reduction::decider, scale);
     return rec;
@@ -230,7 +245,7 @@ inline int link_hops(const link& l) noexcept { return std::popcount(static_cast<
 /// `from` hands its measurements to the test node.
 template <transport T, class Step, class Mirror>
 result_set links_one_at_a_time(T& t, const transfer_config& cfg, std::string_view kernel, double scale, Step& step,
-                               Mirror& mirror, const params& extra) {
+                               Mirror& mirror, const params& values, const params& more) {
     const int me = t.rank();
     std::vector<std::byte> buffer(largest_size(cfg));
     result_set out;
@@ -251,10 +266,11 @@ result_set links_one_at_a_time(T& t, const transfer_config& cfg, std::string_vie
         measured = forward_points(t, l.from, cfg.test_node, cfg.tag, std::move(measured), cfg.sizes.size());
         if (me != cfg.test_node) continue;
         for (std::size_t p = 0; p < cfg.sizes.size(); ++p) {
-            params x = extra;
-            x.set("from", l.from).set("to", l.to).set("mode", "one_at_a_time");
+            params ends;
+            ends.set("from", l.from).set("to", l.to).set("mode", "one_at_a_time");
+            for (const auto& [name, value] : more) ends.set(name, value);
             out.records.push_back(
-                transfer_record(kernel, cfg.sizes[p], link_hops(l), t.size(), x, std::move(measured[p]), cfg, scale));
+                transfer_record(kernel, cfg.sizes[p], link_hops(l), t.size(), ends, values, std::move(measured[p]), cfg, scale));
             out.records.back().params.set("reduction", "from");  // the link's `from` rank timed
             if (cfg.on_point) cfg.on_point(out.records.back());
         }
@@ -271,7 +287,7 @@ result_set links_one_at_a_time(T& t, const transfer_config& cfg, std::string_vie
 /// - exchange: for each link, post the receive and the send; wait for all.
 template <transport T>
 result_set links_at_once(T& t, const transfer_config& cfg, std::string_view kernel, double scale,
-                         concurrent_pattern pattern, const params& extra) {
+                         concurrent_pattern pattern, const params& values, const params& more) {
     const int me = t.rank();
     const std::size_t largest = largest_size(cfg);
     std::vector<int> out_peers, in_peers, ranks;
@@ -363,10 +379,12 @@ result_set links_at_once(T& t, const transfer_config& cfg, std::string_view kern
             for (std::size_t p = 0; p < cfg.sizes.size(); ++p) {
                 sampled_point x = by_timer[at][p];
                 x.stop = by_timer[0][p].stop;
-                params e = extra;
-                e.set("from", l.from).set("to", l.to).set("mode", "concurrent");
-                if (pattern == concurrent_pattern::exchange) e.set("form", "isend_irecv_wait_all");
-                out.records.push_back(transfer_record(kernel, cfg.sizes[p], link_hops(l), t.size(), e, std::move(x), cfg, scale));
+                x.disturbed = by_timer[0][p].disturbed;  // the decider's: whether any rank of the pattern was disturbed
+                params ends, v = values;
+                ends.set("from", l.from).set("to", l.to).set("mode", "concurrent");
+                for (const auto& [name, value] : more) ends.set(name, value);
+                if (pattern == concurrent_pattern::exchange) v.set("form", "isend_irecv_wait_all");
+                out.records.push_back(transfer_record(kernel, cfg.sizes[p], link_hops(l), t.size(), ends, v, std::move(x), cfg, scale));
                 out.records.back().params.set("reduction", "from");
                 if (cfg.on_point) cfg.on_point(out.records.back());
             }
@@ -381,14 +399,15 @@ result_set links_at_once(T& t, const transfer_config& cfg, std::string_view kern
 /// partner runs `mirror(test_node, message)` as often; each sample, times `scale`, is the
 /// test node's time per iteration. Ranks that are no test node's partner wait at the closing
 /// barrier. With `cfg.links`, the links instead (`links_one_at_a_time`, or `links_at_once` in
-/// `pattern`). Returns the records on the test node, nothing elsewhere; each carries `extra`.
+/// `pattern`). Returns the records on the test node, nothing elsewhere; each carries `values`,
+/// and the params `more` after its own.
 template <transport T, class Step, class Mirror>
 result_set transfer_points(T& t, const transfer_config& cfg, std::string_view kernel, double scale, Step&& step,
-                           Mirror&& mirror, concurrent_pattern pattern, const params& extra = {}) {
+                           Mirror&& mirror, concurrent_pattern pattern, const params& values = {}, const params& more = {}) {
     const std::vector<int> hops = transfer_hops(t, cfg, kernel);
     if (!cfg.links.empty()) {
-        if (cfg.concurrent) return links_at_once(t, cfg, kernel, scale, pattern, extra);
-        result_set out = links_one_at_a_time(t, cfg, kernel, scale, step, mirror, extra);
+        if (cfg.concurrent) return links_at_once(t, cfg, kernel, scale, pattern, values, more);
+        result_set out = links_one_at_a_time(t, cfg, kernel, scale, step, mirror, values, more);
         ops::barrier(t);
         if (cfg.verify) check_nothing_left(t, kernel, cfg.tag);
         return out;
@@ -421,7 +440,7 @@ result_set transfer_points(T& t, const transfer_config& cfg, std::string_view ke
                                       });
         if (me == cfg.test_node)
             for (std::size_t p = 0; p < points.size(); ++p) {
-                out.records.push_back(transfer_record(kernel, points[p].size, points[p].hops, t.size(), extra,
+                out.records.push_back(transfer_record(kernel, points[p].size, points[p].hops, t.size(), more, values,
                                                       std::move(measured[p]), cfg, scale));
                 if (cfg.on_point) cfg.on_point(out.records.back());
             }

@@ -21,10 +21,13 @@
 // Each (operation, size) is measured both ways (`measure`: window, pipelined;
 // timing/window.hpp), and each measurement gives a record per per-rank reduction
 // (`reduction`: designated, max, min, mean, median, first_start_to_last_finish;
-// stats/rank_reduction.hpp), samples in seconds per operation. The records also say how the
-// point was measured: `window` (s), `widenings`, `overruns` of `measurements`, `clock_error`
-// (the global clock's estimated error, 0 where the transport's clock is global), `scheme` (how
-// the global clock was synchronised: none, linear or log_p), `pipeline` (N) for pipelined.
+// stats/rank_reduction.hpp), samples in seconds per operation: one per valid measurement (every
+// rank started within the tolerance of its window; the late ones are the record's dropped
+// "late_start", so valid / total is what the point says of itself). The records also say how
+// the point was measured: the values `window` (s), `widenings`, `tolerance` (s), `clock_error`
+// (the global clock's estimated error, 0 where the transport's clock is global), and the params
+// `scheme` (how the global clock was synchronised: none, linear or log_p) and `pipeline` (N)
+// for pipelined. A point whose windows kept failing is flagged as a whole (timing/window.hpp).
 //
 // Reduced vectors hold zeros (a sum of zeros stays zero however often it runs); every other
 // buffer holds what the last operation left in it — nothing is verified here: the collectives'
@@ -191,6 +194,7 @@ result_set windowed_collectives(T& t, const windowed_collectives_config& cfg = {
     std::vector<double> vector(largest / sizeof(double), 0.0);
 
     result_set results;
+    bool interrupted = false;  // a stop request ended a point: the kernel ends there
     for (auto o : cfg.operations) {
         const std::vector<std::size_t> sizes = o == collective_operation::barrier ? std::vector<std::size_t>{0} : cfg.sizes;
         for (std::size_t n : sizes) {
@@ -213,7 +217,11 @@ result_set windowed_collectives(T& t, const windowed_collectives_config& cfg = {
             };
             for (auto how : cfg.measures) {
                 windowed_point m = measure_windowed(t, g, w, how, operation);
-                if (me != 0) continue;
+                interrupted = m.interrupted;  // the same on every rank
+                if (me != 0) {
+                    if (interrupted) break;
+                    continue;
+                }
                 for (std::size_t k = 0; k < all_rank_reductions.size(); ++k) {
                     record rec{"collectives", params{}, {}};
                     rec.params.set("operation", std::string(to_string(o)))
@@ -221,27 +229,20 @@ result_set windowed_collectives(T& t, const windowed_collectives_config& cfg = {
                         .set("nodes", p)
                         .set("measure", std::string(to_string(how)))
                         .set("reduction", std::string(to_string(all_rank_reductions[k])))
-                        .set("implementation", detail::windowed::implementation_of<T>(o))
                         .set("designated", cfg.root)
-                        .set("scheme", std::string(to_string(g.scheme())))
-                        .set("window", m.window)
-                        .set("widenings", m.widenings)
-                        .set("overruns", m.overruns)
-                        .set("measurements", m.measurements)
-                        .set("clock_error", m.clock_error);
+                        .set("scheme", std::string(to_string(g.scheme())));
                     if (how == window_measure::pipelined) rec.params.set("pipeline", w.pipeline);
-                    rec.samples = std::move(m.samples[k]);
-                    rec.iterations = how == window_measure::pipelined ? w.pipeline : 1;
-                    rec.stop = "fixed";
-                    if (m.gave_up)
-                        rec.notes.push_back("the window kept overrunning after " + std::to_string(m.widenings) +
-                                            " doublings: " + std::to_string(rec.samples.size()) + " of the last " +
-                                            std::to_string(w.measurements) + " measurements started together");
+                    rec.values.set("implementation", detail::windowed::implementation_of<T>(o));
+                    describe_window(rec, m, w, how == window_measure::pipelined ? w.pipeline : 1);
+                    rec.samples = m.samples[k];  // copied: m.valid() counts m.samples[0] for every reduction
                     if (cfg.on_point) cfg.on_point(rec);
                     results.records.push_back(std::move(rec));
                 }
+                if (interrupted) break;
             }
+            if (interrupted) break;
         }
+        if (interrupted) break;
     }
     ops::barrier(t);
     return results;

@@ -12,6 +12,7 @@
 #include <comet/core/work.hpp>
 #include <comet/ops/point_to_point.hpp>
 
+#include <cstdint>
 #include <string_view>
 
 namespace comet::ops {
@@ -45,6 +46,22 @@ inline constexpr struct clock_is_global_fn {
             return false;
     }
 } clock_is_global{};
+
+/// How often this rank lost its CPU to something else so far (`counts_disturbances`); 0 where
+/// the transport does not count (then nothing is ever called disturbed).
+inline constexpr struct disturbances_fn {
+    template <class T>
+    static constexpr implementation implementation_for() noexcept {
+        return detail::choose<counts_disturbances<T>>();
+    }
+    template <transport T>
+    std::uint64_t operator()(T& t) const {
+        if constexpr (counts_disturbances<T>)
+            return static_cast<std::uint64_t>(t.disturbances());
+        else
+            return 0;
+    }
+} disturbances{};
 
 /// Reports the rank and `message` and stops every rank (CoMet's error_exit). Does not return.
 inline constexpr struct abort_fn {

@@ -14,6 +14,7 @@
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -73,39 +74,48 @@ inline std::string csv_param_cell(const param_value& v) {
         v);
 }
 
-/// The union of the parameter names of `records`, in the order they are first seen.
+/// The union of the param names of `records`, then of their value names, each in the order
+/// first seen.
 inline std::vector<std::string> csv_param_columns(const result_set& r) {
     std::vector<std::string> names;
-    for (const auto& rec : r.records)
-        for (const auto& [name, value] : rec.params)
+    const auto add = [&](const params& p) {
+        for (const auto& [name, value] : p)
             if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    };
+    for (const auto& rec : r.records) add(rec.params);
+    for (const auto& rec : r.records) add(rec.values);
     return names;
 }
 
 }  // namespace detail
 
 /// Writes one row per record:
-/// `kernel,<every param name, first-seen order>,n,min,median,mean,max,stddev,p05,p95,
-/// median_ci_low,median_ci_high,ci_coverage,mad,rel_spread,unstable,iterations,overhead,stop`,
-/// times in seconds (see
-/// `summary`; `unstable` is true or false); an empty cell where a record lacks a param or a
-/// value is NaN or not supported by the number of samples.
+/// `kernel,<every param name, then every value name, first-seen order>,n,total,min,median,mean,
+/// max,stddev,p05,p95,median_ci_low,median_ci_high,ci_coverage,mad,rel_spread,unstable,
+/// iterations,overhead,stop,flags`, times in seconds (see `summary`, over the valid samples:
+/// `n` of `total` measurements; `unstable` is true or false; `flags` "what: why" joined by ";",
+/// stats/validity.hpp); an empty cell where a record lacks a param or a value is NaN or not
+/// supported by the number of samples, and every statistic of a point flagged as a whole.
 /// @code  std::ofstream f(dir / "results.csv"); comet::write_csv(f, results);  @endcode
 inline void write_csv(std::ostream& os, const result_set& r) {
     const auto columns = detail::csv_param_columns(r);
     os << "kernel";
     for (const auto& c : columns) os << ',' << detail::csv_cell(c);
-    os << ",n,min,median,mean,max,stddev,p05,p95,median_ci_low,median_ci_high,ci_coverage,mad,rel_spread,unstable,iterations,"
-          "overhead,stop\n";
+    os << ",n,total,min,median,mean,max,stddev,p05,p95,median_ci_low,median_ci_high,ci_coverage,mad,rel_spread,unstable,iterations,"
+          "overhead,stop,flags\n";
     for (const auto& rec : r.records) {
         os << detail::csv_cell(rec.kernel);
         for (const auto& c : columns) {
             os << ',';
             if (const auto* v = rec.params.find(c)) os << detail::csv_param_cell(*v);
+            else if (const auto* w = rec.values.find(c)) os << detail::csv_param_cell(*w);
         }
-        const auto s = summarize(rec.samples);
-        os << ',' << std::to_string(s.n) << ',' << detail::csv_number(s.min) << ',' << detail::csv_number(s.median) << ','
-           << detail::csv_number(s.mean) << ',' << detail::csv_number(s.max) << ',' << detail::csv_number(s.stddev);
+        const summary all = summarize(rec);
+        const assessment a = assess(rec, all);
+        const summary s = find_flag(a.flags, "point") ? summarize(std::span<const double>{}) : all;  // not reported
+        os << ',' << std::to_string(a.valid) << ',' << std::to_string(a.total) << ',' << detail::csv_number(s.min) << ','
+           << detail::csv_number(s.median) << ',' << detail::csv_number(s.mean) << ',' << detail::csv_number(s.max) << ','
+           << detail::csv_number(s.stddev);
         for (const auto& v : {s.p05, s.p95, s.median_ci_low, s.median_ci_high, s.ci_coverage})
             os << ',' << detail::csv_number(v);
         os << ',' << detail::csv_number(s.mad) << ',' << detail::csv_number(s.rel_spread) << ','
@@ -114,7 +124,9 @@ inline void write_csv(std::ostream& os, const result_set& r) {
         os << ',';
         // The median of the per-sample overheads: what the loop cost that the samples exclude.
         if (!rec.overheads.empty()) os << detail::csv_number(summarize(rec.overheads).median);
-        os << ',' << detail::csv_cell(rec.stop) << '\n';
+        std::string flags;
+        for (const auto& f : a.flags) flags += (flags.empty() ? "" : ";") + f.what + ": " + f.why;
+        os << ',' << detail::csv_cell(rec.stop) << ',' << detail::csv_cell(flags) << '\n';
     }
 }
 

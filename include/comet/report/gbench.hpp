@@ -29,6 +29,7 @@
 #include <comet/stats/compare.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <cstddef>
 #include <ostream>
@@ -49,11 +50,10 @@ inline std::string executable_of(std::string_view line) {
     return std::string(line.substr(0, line.find(' ')));
 }
 
-/// The record's descriptive params as "name:value/...": how the point was measured.
+/// The record's values as "name:value/...": what was measured there besides the samples.
 inline std::string label_of(const record& r) {
     std::string out;
-    for (const auto& [name, value] : r.params)
-        if (is_descriptive_param(name)) out += (out.empty() ? "" : "/") + name + ':' + compare::value_text(value);
+    for (const auto& [name, value] : r.values) out += (out.empty() ? "" : "/") + name + ':' + compare::value_text(value);
     return out;
 }
 
@@ -153,8 +153,8 @@ inline void write_gbench(std::ostream& os, const result_set& results, const cont
     std::vector<std::string> families;  // kernels in order of appearance: Google's family_index
     std::vector<std::size_t> instances;  // records written per family so far
     for (const auto& r : results.records) {
-        if (r.samples.empty()) continue;
-        const summary s = summarize(r.samples);  // also rejects NaN
+        if (!usable(r)) continue;
+        const summary s = summarize(r);  // also rejects NaN
         std::size_t f = 0;
         while (f < families.size() && families[f] != r.kernel) ++f;
         if (f == families.size()) {
@@ -163,11 +163,17 @@ inline void write_gbench(std::ostream& os, const result_set& results, const cont
         }
         const entry_head head{.name = point_name(r), .family = f, .instance = instances[f]++};
         const std::string label = detail::gbench::label_of(r);
-        const std::size_t n = r.samples.size();
-        for (std::size_t i = 0; i < n; ++i) {
+        // The valid samples are the repetitions (an invalid one is no measurement of the point),
+        // each with the iterations of its round.
+        const std::size_t n = valid_count(r);
+        std::vector<std::size_t> iterations(r.samples.size(), r.iterations);
+        for (std::size_t k = 0, at = 0; k < r.rounds.size(); at += r.rounds[k].samples, ++k)
+            std::fill_n(iterations.begin() + static_cast<std::ptrdiff_t>(at), r.rounds[k].samples, r.rounds[k].iterations);
+        for (std::size_t i = 0, repetition = 0; i < r.samples.size(); ++i) {
+            if (!is_valid_sample(r, i)) continue;
             detail::gbench::write_entry(w, head, "", label, false, n);
-            w.member("repetition_index", i);
-            w.member("iterations", r.iterations);
+            w.member("repetition_index", repetition++);
+            w.member("iterations", iterations[i]);
             detail::gbench::end_entry(w, r.samples[i] * 1e9);
         }
         const auto aggregate = [&](std::string_view name, std::string_view unit, double value) {

@@ -2,7 +2,7 @@
 // and raw samples, the transfer fits (a flagged fit as `"valid": false`, its flags, and null
 // coefficients — never its numbers) with their break tests, the bandwidth figures, the derived
 // sections, and COMMTEST's statistics (a flagged a or b as `null`, its flags beside), in the
-// schema documented in docs/results-schema.md (schema_version 1).
+// schema documented in docs/results-schema.md (schema_version 2).
 //
 // The writer is hand-written (a few dozen lines; no JSON dependency for one output format) and
 // deterministic: keys in a fixed order, params in the order the kernel set them, numbers in the
@@ -19,7 +19,9 @@
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -36,7 +38,7 @@
 namespace comet {
 
 /// The version of the results.json schema this header writes; bumped on any incompatible change.
-inline constexpr int results_schema_version = 1;
+inline constexpr int results_schema_version = 2;
 
 namespace detail::json {
 
@@ -329,14 +331,24 @@ inline void write_record(writer& w, const record& r) {
     w.begin_object(true);
     for (const auto& [name, value] : r.params) write_param(w, name, value);
     w.end_object();
-    const auto s = summarize(r.samples);
+    if (!r.values.empty()) {
+        w.key("values");
+        w.begin_object(true);
+        for (const auto& [name, value] : r.values) write_param(w, name, value);
+        w.end_object();
+    }
+    const summary all = summarize(r);
+    const assessment a = assess(r, all);
+    // A point flagged as a whole reports no statistic: every one of them null.
+    const summary s = find_flag(a.flags, "point") ? summarize(std::span<const double>{}) : all;
     w.key("stats");
     w.begin_object(true);
     w.member("min", s.min);
     w.member("median", s.median);
     w.member("mean", s.mean);
     w.member("max", s.max);
-    w.member("n", s.n);
+    w.member("n", a.valid);
+    w.member("total", a.total);
     w.member("stddev", s.stddev);
     w.member("p05", s.p05);
     w.member("p95", s.p95);
@@ -346,11 +358,44 @@ inline void write_record(writer& w, const record& r) {
     w.member("mad", s.mad);
     w.member("rel_spread", s.rel_spread);
     w.member("unstable", s.unstable);
+    w.member("outliers", a.outliers);
     w.end_object();
+    if (!a.flags.empty()) {
+        w.key("flags");
+        w.begin_array();
+        for (const auto& f : a.flags) {
+            w.begin_object(true);
+            w.member("what", f.what);
+            w.member("why", f.why);
+            w.end_object();
+        }
+        w.end_array();
+    }
     w.key("samples");
     w.begin_array(true);
     for (double x : r.samples) w.number(x);
     w.end_array();
+    if (!r.invalid.empty()) {  // by reason: "negative": [3, 17]
+        std::vector<std::string> reasons;
+        for (const auto& x : r.invalid)
+            if (std::find(reasons.begin(), reasons.end(), x.why) == reasons.end()) reasons.push_back(x.why);
+        w.key("invalid");
+        w.begin_object(true);
+        for (const auto& why : reasons) {
+            w.key(why);
+            w.begin_array(true);
+            for (const auto& x : r.invalid)
+                if (x.why == why) w.integer(x.index);
+            w.end_array();
+        }
+        w.end_object();
+    }
+    if (!r.dropped.empty()) {
+        w.key("dropped");
+        w.begin_object(true);
+        for (const auto& [why, n] : r.dropped) w.member(why, n);
+        w.end_object();
+    }
     // What the sampling engine decided (timing/measure.hpp), where it made the record.
     if (r.iterations) w.member("iterations", r.iterations);
     if (!r.overheads.empty()) {
@@ -363,7 +408,12 @@ inline void write_record(writer& w, const record& r) {
     if (!r.rounds.empty()) {
         w.key("rounds");
         w.begin_array(true);
-        for (std::size_t n : r.rounds) w.integer(n);
+        for (const auto& round : r.rounds) {
+            w.begin_object(true);
+            w.member("samples", round.samples);
+            w.member("iterations", round.iterations);
+            w.end_object();
+        }
         w.end_array();
     }
     if (!r.notes.empty()) {
@@ -637,7 +687,7 @@ inline void write_commtest(writer& w, const commtest_statistics& s) {
 
 }  // namespace detail::json
 
-/// Writes `r` as results.json (schema_version 1, documented in docs/results-schema.md): keys
+/// Writes `r` as results.json (schema_version 2, documented in docs/results-schema.md): keys
 /// `schema_version`, `context`, `transport`, `nodes`, `results`, `fits`, `bandwidth`,
 /// `log_p_fits`, `growth`, `contention`, `overlap`, `commtest`, `notes` (and `stopped`, for a run
 /// that ended early), in that order. Times in seconds, sizes in bytes, bandwidths in bytes per second; NaN → null.

@@ -19,7 +19,9 @@
 #include <comet/report/context.hpp>
 #include <comet/report/json.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/stats/validity.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -350,18 +352,17 @@ public:
         }
     }
 
-    record record_of(const value& v, const std::string& path) const {
+    record record_of(const value& v, const std::string& path, int version) const {
         of(v, value::kind::object, path);
         record r;
         r.kernel = text(need(v, "kernel", path), path + ".kernel");
-        const value& ps = of(need(v, "params", path), value::kind::object, path + ".params");
-        for (std::size_t i = 0; i < ps.keys.size(); ++i) {
-            const value& p = ps.items[i];
-            const std::string at = path + ".params." + ps.keys[i];
-            if (p.k == value::kind::string) r.params.set(ps.keys[i], param_value(p.text));
-            else if (p.k == value::kind::number && p.integral) r.params.set(ps.keys[i], param_value(p.integer));
-            else if (p.k == value::kind::number) r.params.set(ps.keys[i], param_value(p.number));
-            else wrong(p, at, "an integer, a number or a string");
+        named(of(need(v, "params", path), value::kind::object, path + ".params"), r.params, path + ".params");
+        if (const value* vs = v.find("values")) named(of(*vs, value::kind::object, path + ".values"), r.values, path + ".values");
+        if (version == 1) {
+            // Schema 1 kept a point's measured values among its params.
+            params identity;
+            for (const auto& [name, value] : r.params) (is_schema1_value(name) ? r.values : identity).set(name, value);
+            r.params = std::move(identity);
         }
         r.samples = numbers(need(v, "samples", path), path + ".samples");
         if (const value* it = v.find("iterations")) r.iterations = static_cast<std::size_t>(integer(*it, path + ".iterations"));
@@ -372,12 +373,48 @@ public:
             of(*rs, value::kind::array, path + ".rounds");
             std::size_t total = 0;
             for (std::size_t i = 0; i < rs->items.size(); ++i) {
-                r.rounds.push_back(static_cast<std::size_t>(integer(rs->items[i], path + ".rounds[" + std::to_string(i) + "]", 1)));
-                total += r.rounds.back();
+                const std::string at = path + ".rounds[" + std::to_string(i) + "]";
+                round_count c;
+                if (version == 1) {  // a count of samples
+                    c.samples = static_cast<std::size_t>(integer(rs->items[i], at, 1));
+                    c.iterations = r.iterations;
+                } else {
+                    const value& x = of(rs->items[i], value::kind::object, at);
+                    c.samples = static_cast<std::size_t>(integer(need(x, "samples", at), at + ".samples", 1));
+                    c.iterations = static_cast<std::size_t>(integer(need(x, "iterations", at), at + ".iterations"));
+                }
+                r.rounds.push_back(c);
+                total += c.samples;
             }
             if (total != r.samples.size())
                 p_.fail_at(rs->line, path + ".rounds: the rounds' counts add up to " + std::to_string(total) + ", not to the " +
                                          std::to_string(r.samples.size()) + " samples");
+        }
+        if (const value* in = v.find("invalid")) {
+            of(*in, value::kind::object, path + ".invalid");
+            for (std::size_t k = 0; k < in->keys.size(); ++k) {
+                const std::string at = path + ".invalid." + in->keys[k];
+                const value& list = of(in->items[k], value::kind::array, at);
+                for (std::size_t i = 0; i < list.items.size(); ++i) {
+                    const auto index = static_cast<std::size_t>(integer(list.items[i], at + "[" + std::to_string(i) + "]"));
+                    if (index >= r.samples.size())
+                        p_.fail_at(list.items[i].line, at + ": sample " + std::to_string(index) + " of " + std::to_string(r.samples.size()));
+                    mark_invalid(r, index, in->keys[k]);
+                }
+            }
+        }
+        if (const value* d = v.find("dropped")) {
+            of(*d, value::kind::object, path + ".dropped");
+            for (std::size_t k = 0; k < d->keys.size(); ++k)
+                add_dropped(r, d->keys[k], static_cast<std::size_t>(integer(d->items[k], path + ".dropped." + d->keys[k])));
+        }
+        if (const value* fs = v.find("flags")) {
+            of(*fs, value::kind::array, path + ".flags");
+            for (std::size_t i = 0; i < fs->items.size(); ++i) {
+                const std::string at = path + ".flags[" + std::to_string(i) + "]";
+                const value& f = of(fs->items[i], value::kind::object, at);
+                add_flag(r, text(need(f, "what", at), at + ".what"), text(need(f, "why", at), at + ".why"));
+            }
         }
         if (const value* ns = v.find("notes")) {
             of(*ns, value::kind::array, path + ".notes");
@@ -388,6 +425,29 @@ public:
     }
 
 private:
+    /// The members of `o` (integers, numbers, words) into `into`, in order.
+    void named(const value& o, params& into, const std::string& path) const {
+        for (std::size_t i = 0; i < o.keys.size(); ++i) {
+            const value& p = o.items[i];
+            if (p.k == value::kind::string) into.set(o.keys[i], param_value(p.text));
+            else if (p.k == value::kind::number && p.integral) into.set(o.keys[i], param_value(p.integer));
+            else if (p.k == value::kind::number) into.set(o.keys[i], param_value(p.number));
+            else wrong(p, path + "." + o.keys[i], "an integer, a number or a string");
+        }
+    }
+
+    /// The params a schema-1 file held that were measured values, not a point's identity (what
+    /// `record::values` holds since schema 2). Read only, for files of earlier runs.
+    static bool is_schema1_value(std::string_view name) {
+        static constexpr std::string_view names[] = {
+            "implementation", "form", "order", "seed", "closing_barrier", "elapsed", "handshake", "window", "widenings",
+            "overruns", "measurements", "clock_error", "lead", "exchanges", "estimated_error", "true_error", "blocking",
+            "compute", "t_init", "t_test", "t_wait", "hidden", "tests", "workload", "curve", "user", "logical", "physical",
+            "overhead", "lm_percent", "mean_logical", "max_logical", "data_messages", "control_messages", "retries", "grain",
+            "speedup", "estimate", "estimate_b0", "estimate_b1", "estimate_residual"};
+        return std::find(std::begin(names), std::end(names), name) != std::end(names);
+    }
+
     std::vector<double> numbers(const value& v, const std::string& path) const {
         of(v, value::kind::array, path);
         std::vector<double> out;
@@ -406,7 +466,7 @@ private:
 
 }  // namespace detail::json_read
 
-/// Reads a results.json (schema_version 1, docs/results-schema.md) from `text`; `source` names
+/// Reads a results.json (schema_version 2, or 1 of earlier runs; docs/results-schema.md) from `text`; `source` names
 /// it in errors (the file's path).
 /// @throws invalid_argument, one line: "<source>:<line>: <what was expected, and found>".
 inline results_file read_results(std::string_view text, std::string_view source = "<input>") {
@@ -420,14 +480,15 @@ inline results_file read_results(std::string_view text, std::string_view source 
         if (doc.find("benchmarks")) p.fail_at(doc.line, "a Google Benchmark file (gbench.json), not comet's results.json");
         p.fail_at(doc.line, "expected a member \"schema_version\" (is it comet's results.json?)");
     }
-    if (const auto v = rd.integer(*version, "schema_version"); v != results_schema_version)
-        p.fail_at(version->line, "schema_version " + std::to_string(v) + ": this comet reads version " +
+    const auto v = rd.integer(*version, "schema_version");
+    if (v != results_schema_version && v != 1)
+        p.fail_at(version->line, "schema_version " + std::to_string(v) + ": this comet reads versions 1 and " +
                                      std::to_string(results_schema_version));
     results_file out;
     rd.context_of(doc, out.ctx, out.notes);
     const value& results = rd.of(rd.need(doc, "results", "the document"), value::kind::array, "results");
     for (std::size_t i = 0; i < results.items.size(); ++i)
-        out.results.records.push_back(rd.record_of(results.items[i], "results[" + std::to_string(i) + "]"));
+        out.results.records.push_back(rd.record_of(results.items[i], "results[" + std::to_string(i) + "]", static_cast<int>(v)));
     return out;
 }
 

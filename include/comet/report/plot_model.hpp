@@ -15,6 +15,7 @@
 #include <comet/core/errors.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -38,23 +39,23 @@ struct plot_value {
     /// The median sample in µs: "median time [µs]".
     static plot_value median_time_us(std::string label = "median time [µs]") {
         return {std::move(label), [](const record& r) -> std::optional<double> {
-                    if (r.samples.empty()) return std::nullopt;
-                    return summarize(r.samples).median * 1e6;
+                    if (!usable(r)) return std::nullopt;
+                    return summarize(r).median * 1e6;
                 }};
     }
     /// The statistic `s` of the samples in µs: what a kernel's descriptor plots its figure with.
     static plot_value time_us(statistic s, std::string label = {}) {
         if (label.empty()) label = detail::concat(s == statistic::min ? "least" : to_string(s), " time [µs]");
         return {std::move(label), [s](const record& r) -> std::optional<double> {
-                    if (r.samples.empty()) return std::nullopt;
-                    return statistic_of(r.samples, s) * 1e6;
+                    if (!usable(r)) return std::nullopt;
+                    return statistic_of(r, s) * 1e6;
                 }};
     }
     /// The least sample in µs (the thesis' barrier figure 5.6 plots "the minimum time").
     static plot_value min_time_us(std::string label = "least time [µs]") {
         return {std::move(label), [](const record& r) -> std::optional<double> {
-                    if (r.samples.empty()) return std::nullopt;
-                    return summarize(r.samples).min * 1e6;
+                    if (!usable(r)) return std::nullopt;
+                    return summarize(r).min * 1e6;
                 }};
     }
     /// `size` bytes over the median time, in MB/s (10^6 bytes per second, as the thesis'
@@ -62,8 +63,8 @@ struct plot_value {
     static plot_value bandwidth_mbs(std::string label = "bandwidth [MB/s]") {
         return {std::move(label), [](const record& r) -> std::optional<double> {
                     const auto size = r.params.number("size");
-                    if (!size || *size <= 0 || r.samples.empty()) return std::nullopt;
-                    const double median = summarize(r.samples).median;
+                    if (!size || *size <= 0 || !usable(r)) return std::nullopt;
+                    const double median = summarize(r).median;
                     if (!(median > 0)) return std::nullopt;
                     return *size / median / 1e6;
                 }};
@@ -166,10 +167,11 @@ inline bool same(const param_value& a, const param_value& b) {
     return a == b;
 }
 
-/// The value of `name` in `r`: a param, or the kernel's name for "kernel".
+/// The value of `name` in `r`: a param, else one of its values, or the kernel's name for "kernel".
 inline std::optional<param_value> lookup(const record& r, const std::string& name) {
     if (name == "kernel") return param_value(r.kernel);
     if (const auto* v = r.params.find(name)) return *v;
+    if (const auto* v = r.values.find(name)) return *v;
     return std::nullopt;
 }
 

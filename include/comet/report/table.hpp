@@ -13,6 +13,7 @@
 #include <comet/stats/commtest.hpp>
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -203,25 +204,46 @@ inline std::optional<std::int64_t> bandwidth_bytes(const record& r) {
     return r.params.integer("size");
 }
 
+/// The flags of `a` as a note: "mean, max: <why>; point: <why>" (reasons shared by several
+/// figures said once).
+inline std::string flags_text(const assessment& a) {
+    std::vector<std::pair<std::string, std::string>> by_reason;  // (figures, why)
+    for (const auto& f : a.flags) {
+        auto it = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& x) { return x.second == f.why; });
+        if (it == by_reason.end())
+            by_reason.emplace_back(f.what, f.why);
+        else
+            it->first += ", " + f.what;
+    }
+    std::string out;
+    for (const auto& [what, why] : by_reason) out += (out.empty() ? "" : "; ") + what + ": " + why;
+    return out;
+}
+
 inline void write_kernel(std::ostream& os, std::string_view kernel, const std::vector<const record*>& recs) {
-    std::vector<std::string> names;  // params of this kernel, first-seen order
+    // Params (which point), then values (what else was measured there), each first-seen order.
+    std::vector<std::string> names, value_names;
     bool has_bandwidth = false;
     for (const record* r : recs) {
         for (const auto& [name, value] : r->params)
             if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+        for (const auto& [name, value] : r->values)
+            if (std::find(value_names.begin(), value_names.end(), name) == value_names.end()) value_names.push_back(name);
         if (const auto s = bandwidth_bytes(*r); s && *s > 0) has_bandwidth = true;
     }
     text_table t;
-    for (const auto& n : names) {
+    const auto column = [&](const std::string& n, bool value) {
         t.headers.push_back(n);
         // A column of words (mode, protocol) reads best left-aligned; numbers right-aligned.
         const bool words = std::any_of(recs.begin(), recs.end(), [&](const record* r) {
-            const auto* v = r->params.find(n);
+            const auto* v = value ? r->values.find(n) : r->params.find(n);
             return v && std::holds_alternative<std::string>(*v);
         });
         t.left.push_back(words);
-    }
-    for (const char* h : {"n", "min[µs]", "median[µs]", "mean[µs]", "max[µs]", "spread"}) {
+    };
+    for (const auto& n : names) column(n, false);
+    for (const auto& n : value_names) column(n, true);
+    for (const char* h : {"valid", "min[µs]", "median[µs]", "mean[µs]", "max[µs]", "spread"}) {
         t.headers.emplace_back(h);
         t.left.push_back(false);
     }
@@ -230,39 +252,56 @@ inline void write_kernel(std::ostream& os, std::string_view kernel, const std::v
         t.left.push_back(false);
     }
     std::vector<summary> sums;
-    bool any_unstable = false;
+    std::vector<assessment> checks;
+    bool any_note = false, any_flag = false;
     for (const record* r : recs) {
-        sums.push_back(summarize(r->samples));
-        any_unstable = any_unstable || sums.back().unstable;
+        sums.push_back(summarize(*r));
+        checks.push_back(assess(*r, sums.back()));
+        any_flag = any_flag || !checks.back().flags.empty();
+        any_note = any_note || sums.back().unstable || !checks.back().flags.empty();
     }
-    if (any_unstable) {  // the column only when it has something to say
+    if (any_note) {  // the column only when it has something to say
         t.headers.emplace_back("note");
         t.left.push_back(true);
     }
     for (std::size_t i = 0; i < recs.size(); ++i) {
         const record* r = recs[i];
+        const assessment& a = checks[i];
         std::vector<std::string> row;
         for (const auto& n : names) {
             const auto* v = r->params.find(n);
             row.push_back(v ? param_text(*v) : "-");
         }
+        for (const auto& n : value_names) {
+            const auto* v = r->values.find(n);
+            row.push_back(v ? param_text(*v) + (find_flag(a.flags, n) ? "!" : "") : "-");
+        }
         const auto& s = sums[i];
-        row.push_back(std::to_string(s.n));
-        for (double v : {s.min, s.median, s.mean, s.max}) row.push_back(fixed(v * 1e6, 3));
-        row.push_back(s.rel_spread ? fixed(*s.rel_spread * 100, 1) + "%" : "-");
+        const bool whole = find_flag(a.flags, "point") != nullptr;  // not reported: no statistic
+        row.push_back(std::to_string(a.valid) + "/" + std::to_string(a.total));
+        for (const auto& [v, what] : {std::pair{s.min, "min"}, std::pair{s.median, "median"}, std::pair{s.mean, "mean"}, std::pair{s.max, "max"}})
+            row.push_back(whole ? "-" : fixed(v * 1e6, 3) + (find_flag(a.flags, what) || find_flag(a.flags, "statistics") ? "!" : ""));
+        row.push_back(!whole && s.rel_spread ? fixed(*s.rel_spread * 100, 1) + "%" : "-");
         if (has_bandwidth) {
             const auto size = bandwidth_bytes(*r);
-            const bool ok = size && *size > 0 && s.median > 0.0;
+            const bool ok = !whole && size && *size > 0 && s.median > 0.0;
             row.push_back(ok ? fixed(static_cast<double>(*size) / s.median / 1e6, 3) : "-");
         }
-        if (any_unstable) row.push_back(s.unstable ? "unstable" : "");
+        if (any_note) {
+            std::string note = s.unstable && !whole ? "unstable" : "";
+            if (!a.flags.empty()) note += (note.empty() ? "" : "; ") + flags_text(a);
+            row.push_back(std::move(note));
+        }
         t.rows.push_back(std::move(row));
     }
     os << '\n' << kernel << '\n';
     t.write(os);
-    if (any_unstable)
+    if (std::any_of(sums.begin(), sums.end(), [](const summary& x) { return x.unstable; }))
         os << "  unstable: spread (MAD/median, scaled to sigma) above " << fixed(unstable_spread * 100, 0)
            << "%; read the median with care\n";
+    if (any_flag)
+        os << "  !: a flagged figure, not to be read at face value (the note says why); a flagged point (\"point: ...\") "
+              "reports no statistic\n";
 }
 
 /// A curve's shared params as "size 8, hops 1" ("-" when there are none).
@@ -383,7 +422,9 @@ inline void write_dilation(std::ostream& os, const result_set& results) {
         it->rows.push_back(&rec);
     }
     if (studies.empty()) return;
-    const auto number = [](const record& r, std::string_view name, int decimals) { return fixed(r.params.number(name), decimals); };
+    const auto number = [](const record& r, std::string_view name, int decimals) {
+        return fixed(r.params.contains(name) ? r.params.number(name) : r.values.number(name), decimals);
+    };
     for (const study& s : studies) {
         text_table t{{"D", "E_D[s]", "U_D[s]", "L_D[s]", "P_D[s]", "O_D[s]", "%LM", "A_D[ms]", "Max Log[ms]", "TM", "retries",
                       "speedup", "estimate[s]"},
@@ -392,14 +433,14 @@ inline void write_dilation(std::ostream& os, const result_set& results) {
         std::vector<std::string> notes;
         for (const record* r : s.rows) {
             const auto ms = [&](std::string_view name) {
-                const auto v = r->params.number(name);
+                const auto v = r->values.number(name);
                 return fixed(v ? std::optional(*v * 1e3) : std::nullopt, 3);
             };
-            const auto retries = r->params.integer("retries");
-            t.rows.push_back({number(*r, "dilation", 0), fixed(r->samples.empty() ? std::nullopt : std::optional(percentile(r->samples, 50.0)), 4),
+            const auto retries = r->values.integer("retries");
+            t.rows.push_back({number(*r, "dilation", 0), fixed(usable(*r) ? std::optional(summarize(*r).median) : std::nullopt, 4),
                               number(*r, "user", 4), number(*r, "logical", 4), number(*r, "physical", 4), number(*r, "overhead", 4),
                               number(*r, "lm_percent", 1), ms("mean_logical"), ms("max_logical"),
-                              std::to_string(r->params.integer("data_messages").value_or(0)),
+                              std::to_string(r->values.integer("data_messages").value_or(0)),
                               retries ? std::to_string(*retries) : std::string("-"), number(*r, "speedup", 3),
                               number(*r, "estimate", 4)});
             for (const auto& n : r->notes)
@@ -419,8 +460,8 @@ inline void write_dilation(std::ostream& os, const result_set& results) {
             if (d == 1.0) first = r;
             if (!last || d > last->params.number("dilation").value_or(0)) last = r;
         }
-        if (!first || !last || first->samples.empty() || last->samples.empty()) continue;
-        const double e1 = percentile(first->samples, 50.0), ed = percentile(last->samples, 50.0);
+        if (!first || !last || !usable(*first) || !usable(*last)) continue;
+        const double e1 = summarize(*first).median, ed = summarize(*last).median;
         t.rows.push_back({s.setting + "-" + s.application, std::to_string(s.nodes), fixed(e1, 4), number(*last, "dilation", 0),
                           fixed(ed, 4), fixed(ed > 0 ? e1 / ed : 0.0, 3)});
     }

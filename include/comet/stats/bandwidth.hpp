@@ -10,6 +10,7 @@
 #include <comet/core/errors.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -67,9 +68,10 @@ inline std::vector<bandwidth_figures> bandwidth(const result_set& results, std::
         if (!size) continue;
         const std::int64_t hops = detail::record_hops(*r, *size, "bandwidth");
         auto& by_size = pooled[hops];
-        if (*size <= 0 || r->samples.empty()) continue;
+        if (*size <= 0 || !usable(*r)) continue;
         auto& s = by_size[*size];
-        s.insert(s.end(), r->samples.begin(), r->samples.end());
+        const std::vector<double> valid = valid_samples(*r);
+        s.insert(s.end(), valid.begin(), valid.end());
     }
 
     std::vector<bandwidth_figures> out;

@@ -55,6 +55,7 @@
 #include <comet/stats/distributions.hpp>
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -342,9 +343,9 @@ inline void compute(group_records& g, const commtest_options& o) {
         const std::string* why = unsupported_note(*r);
         if (!why) unsupported = false;
         else if (std::find(s.notes.begin(), s.notes.end(), *why) == s.notes.end()) s.notes.push_back(*why);
-        if (r->samples.empty()) continue;
+        if (!usable(*r)) continue;
         const std::int64_t n = *r->params.integer("messages");  // checked when grouped
-        const double t = *std::min_element(r->samples.begin(), r->samples.end());
+        const double t = summarize(*r).min;
         auto it = std::find_if(data.begin(), data.end(), [&](const commtest_point& p) { return p.messages == n; });
         if (it == data.end()) data.push_back({n, s.volume / n, t});
         else it->time = std::min(it->time, t);  // records of one N pool their samples

@@ -58,6 +58,7 @@
 #include <comet/stats/distributions.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -98,15 +99,14 @@ inline std::string value_text(const param_value& value) {
 
 }  // namespace detail::compare
 
-/// The name of a point: the kernel, then each param that says which point it is (not how it
-/// was measured: `is_descriptive_param`), as "name:value", in the order the kernel set them,
+/// The name of a point: the kernel, then each of its params (which point it is; what was
+/// measured there is in `values`), as "name:value", in the order the kernel set them,
 /// joined by "/" — Google Benchmark's style for named arguments:
 /// "echo/size:8/hops:1/nodes:2". Two runs of one kernel name the same point the same way, and
 /// an integral real reads back from a JSON file as an integer of the same name.
 inline std::string point_name(const record& r) {
     std::string out = r.kernel;
-    for (const auto& [name, value] : r.params)
-        if (!is_descriptive_param(name)) out += '/' + name + ':' + detail::compare::value_text(value);
+    for (const auto& [name, value] : r.params) out += '/' + name + ':' + detail::compare::value_text(value);
     return out;
 }
 
@@ -255,20 +255,25 @@ inline bool u_test_resolves(std::size_t m, std::size_t n, double alpha) {
     return 2.0 / orderings <= alpha / 10.0;
 }
 
-/// The median of each round of `r`'s samples (record::rounds), in order; the median of all its
-/// samples when it was measured in one round.
+/// The median of the valid samples of each round of `r` (record::rounds), in order, leaving
+/// out a round with no valid sample; the median of all its valid samples when it was measured
+/// in one round.
 /// @throws invalid_argument when the rounds do not add up to the samples or a round is empty.
 inline std::vector<double> round_medians(const record& r) {
-    if (r.rounds.empty()) return {summarize(r.samples).median};
-    const std::size_t total = std::accumulate(r.rounds.begin(), r.rounds.end(), std::size_t{0});
+    if (r.rounds.empty()) return {summarize(r).median};
+    std::size_t total = 0;
+    for (const auto& round : r.rounds) total += round.samples;
     if (total != r.samples.size())
         raise<invalid_argument>(-1, "round_medians: ", r.kernel, ": the rounds hold ", total, " samples, the record ", r.samples.size());
-    std::vector<double> out;
+    std::vector<double> out, valid;
     std::size_t at = 0;
     for (std::size_t i = 0; i < r.rounds.size(); ++i) {
-        if (r.rounds[i] == 0) raise<invalid_argument>(-1, "round_medians: ", r.kernel, ": round ", i, " has no samples");
-        out.push_back(summarize(std::span<const double>(r.samples).subspan(at, r.rounds[i])).median);
-        at += r.rounds[i];
+        if (r.rounds[i].samples == 0) raise<invalid_argument>(-1, "round_medians: ", r.kernel, ": round ", i, " has no samples");
+        valid.clear();
+        for (std::size_t k = at; k < at + r.rounds[i].samples; ++k)
+            if (is_valid_sample(r, k)) valid.push_back(r.samples[k]);
+        if (!valid.empty()) out.push_back(summarize(std::span<const double>(valid)).median);
+        at += r.rounds[i].samples;
     }
     return out;
 }
@@ -315,10 +320,10 @@ inline std::string_view to_string(compare_unit u) noexcept { return u == compare
 struct point_change {
     std::string name;         ///< `point_name`, as in both runs
     std::string kernel;
-    comet::params params;     ///< run A's, descriptive ones included
-    std::size_t n_a = 0, n_b = 0;  ///< samples on each side
+    comet::params params;     ///< run A's
+    std::size_t n_a = 0, n_b = 0;  ///< valid samples on each side
     std::size_t rounds_a = 1, rounds_b = 1;  ///< rounds on each side (record::rounds; 1 when none)
-    double median_a = 0.0, median_b = 0.0;  ///< seconds (the samples' unit), of all samples
+    double median_a = 0.0, median_b = 0.0;  ///< seconds (the samples' unit), of all valid samples
     /// (median_b − median_a) / median_a: +0.10 is 10% slower. Empty when median_a ≤ 0 (a
     /// time left at or below zero by the overhead subtraction), where no ratio means anything.
     std::optional<double> change;
@@ -344,6 +349,9 @@ struct run_comparison {
     std::vector<point_change> points;     ///< in run A's order
     std::vector<std::string> only_in_a;   ///< names of points B did not measure, A's order
     std::vector<std::string> only_in_b;   ///< names of points A did not measure, B's order
+    /// Points both measured that are not compared, with why: a side has no valid sample or is
+    /// flagged as a whole (stats/validity.hpp), so it has no figure to compare.
+    std::vector<std::pair<std::string, std::string>> not_compared;
 
     std::size_t count(change_verdict v) const {
         return static_cast<std::size_t>(std::count_if(points.begin(), points.end(), [v](const point_change& p) { return p.verdict == v; }));
@@ -445,18 +453,28 @@ inline run_comparison compare_runs(const result_set& a, const result_set& b, com
             out.only_in_a.push_back(name);
             continue;
         }
+        std::string why;
         for (const auto& [side, r] : {std::pair{"A", ra}, std::pair{"B", rb}})
-            if (r->samples.empty()) raise<invalid_argument>(-1, "compare_runs: ", name, " has no samples in run ", side);
+            if (!usable(*r)) {
+                const flag* f = find_flag(r->flags, "point");
+                why += std::string(why.empty() ? "" : "; ") + side + ": " +
+                       (f ? "flagged (" + f->why + ")" : r->samples.empty() ? std::string("no samples") : std::string("no valid sample"));
+            }
+        if (!why.empty()) {
+            out.not_compared.emplace_back(name, why);
+            continue;
+        }
         point_change p;
         p.name = name;
         p.kernel = ra->kernel;
         p.params = ra->params;
-        p.n_a = ra->samples.size();
-        p.n_b = rb->samples.size();
-        p.median_a = summarize(ra->samples).median;
-        p.median_b = summarize(rb->samples).median;
+        const std::vector<double> valid_a = valid_samples(*ra), valid_b = valid_samples(*rb);
+        p.n_a = valid_a.size();
+        p.n_b = valid_b.size();
+        p.median_a = summarize(std::span<const double>(valid_a)).median;
+        p.median_b = summarize(std::span<const double>(valid_b)).median;
         if (p.median_a > 0.0) p.change = (p.median_b - p.median_a) / p.median_a;
-        p.test = mann_whitney_u(ra->samples, rb->samples);
+        p.test = mann_whitney_u(valid_a, valid_b);
         const std::vector<double> rounds_a = round_medians(*ra), rounds_b = round_medians(*rb);
         p.rounds_a = rounds_a.size();
         p.rounds_b = rounds_b.size();
@@ -491,6 +509,9 @@ inline run_comparison compare_runs(const result_set& a, const result_set& b, com
     }
     for (const auto& [name, r] : in_b)
         if (!find(in_a, name)) out.only_in_b.push_back(name);
+    if (out.points.empty() && !out.not_compared.empty())
+        raise<invalid_argument>(-1, "compare_runs: none of the ", out.not_compared.size(), " points both runs measured can be compared (",
+                                out.not_compared.front().first, ": ", out.not_compared.front().second, ")");
     if (out.points.empty()) {
         const auto what = [](const auto& list) {
             if (list.empty()) return std::string("no points");

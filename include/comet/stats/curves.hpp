@@ -10,6 +10,7 @@
 
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <algorithm>
 #include <initializer_list>
@@ -41,12 +42,11 @@ namespace detail::growth {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
-/// `p` without the named params and without the descriptive ones (`is_descriptive_param`),
-/// which say how a point was measured, not which point it is.
+/// `p` without the named params.
 inline params without(const params& p, std::initializer_list<std::string_view> names) {
     params out;
     for (const auto& [name, value] : p)
-        if (std::find(names.begin(), names.end(), name) == names.end() && !is_descriptive_param(name)) out.set(name, value);
+        if (std::find(names.begin(), names.end(), name) == names.end()) out.set(name, value);
     return out;
 }
 
@@ -63,13 +63,14 @@ inline std::vector<curve> curves(const result_set& results, std::string_view ker
     std::vector<curve> out;
     for (const record* r : results.of(kernel)) {
         const auto x = r->params.number(x_param);
-        if (!x || r->samples.empty()) continue;
+        if (!x || !usable(*r)) continue;
         params key = without(r->params, {x_param});
         if (also_ignore.size() != 0) key = without(key, also_ignore);
         auto it = std::find_if(out.begin(), out.end(), [&](const curve& c) { return c.key == key; });
         if (it == out.end()) it = out.insert(out.end(), curve{std::move(key), {}});
         auto& s = it->by_x[*x];
-        s.insert(s.end(), r->samples.begin(), r->samples.end());
+        const std::vector<double> valid = valid_samples(*r);
+        s.insert(s.end(), valid.begin(), valid.end());
     }
     return out;
 }

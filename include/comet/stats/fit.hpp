@@ -44,6 +44,7 @@
 #include <comet/stats/least_squares.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <Eigen/Core>
 
@@ -230,18 +231,18 @@ inline std::string regime_name(std::size_t i, std::size_t k) {
     return k == 3 ? "medium" : "medium" + std::to_string(i);
 }
 
-/// The points of `kernel`: records with an integer `size`, at least one sample, and a hop
+/// The points of `kernel`: records with an integer `size`, a valid sample (and no flag on the
+/// whole point: stats/validity.hpp), and a hop
 /// distance of at least 1. A rank messaging itself (0 hops) takes no network path at all, so
 /// it is not a point of the line t_startup + N·t_per_byte + (n − 1)·h and would only bend it.
 inline std::vector<transfer_point> transfer_fit_points(const result_set& results, std::string_view kernel) {
     std::vector<transfer_point> pts;
     for (const record* r : results.of(kernel)) {
         const auto size = r->params.integer("size");
-        if (!size || r->samples.empty()) continue;
+        if (!size || !usable(*r)) continue;
         const std::int64_t hops = record_hops(*r, *size, "fit_transfers");
         if (hops == 0) continue;
-        pts.push_back({static_cast<double>(*size), static_cast<double>(hops - 1), hops,
-                       summarize(r->samples).median});
+        pts.push_back({static_cast<double>(*size), static_cast<double>(hops - 1), hops, summarize(*r).median});
     }
     return pts;
 }
@@ -381,9 +382,14 @@ inline std::vector<transfer_fit> fit_transfers(const result_set& results, std::s
         raise<invalid_argument>(-1, "fit_transfers: alpha = ", options.alpha, " is outside (0, 1)");
 
     auto pts = detail::transfer_fit_points(results, kernel);
-    if (pts.empty())
+    if (pts.empty()) {
+        // Records there are, but flagged as a whole (every sample disturbed, on a busy
+        // machine): said apart from records that never could be fitted.
+        const auto flagged = std::ranges::count_if(results.of(kernel), [](const record* r) { return !usable(*r); });
         raise<invalid_argument>(-1, "fit_transfers: kernel '", kernel,
-                                "' has 0 records with an integer size, samples and a hop distance >= 1");
+                                "' has 0 records with an integer size, valid samples and a hop distance >= 1",
+                                flagged > 0 ? " (" + std::to_string(flagged) + " flagged: no valid sample)" : std::string());
+    }
     std::stable_sort(pts.begin(), pts.end(),
                      [](const transfer_point& a, const transfer_point& b) { return a.size < b.size; });
     const std::span<const transfer_point> all(pts);

@@ -1,8 +1,11 @@
 // comet/stats/record.hpp — what a kernel returns: one record per measured point, holding the
-// point's parameters and every raw sample taken there.
+// point's identity (params), what was measured there besides the samples (values), every raw
+// sample taken there, and which samples and figures can be trusted.
 //
-// Summaries (stats/summary.hpp) and fits (stats/fit.hpp) are derived from these records and
-// never replace them: a reporter can always write the raw samples next to the summary.
+// Summaries (stats/summary.hpp, stats/validity.hpp) and fits (stats/fit.hpp) are derived from
+// these records and never replace them: a reporter can always write the raw samples next to
+// the summary. Nothing here knows a kernel's names: which params name a point is the kernel's
+// choice (it puts them in `params`), and everything else it measured goes in `values`.
 #pragma once
 
 #include <concepts>
@@ -90,58 +93,73 @@ private:
     std::vector<std::pair<std::string, param_value>> entries_;
 };
 
-/// What a NIST application's run measured besides E_D (kernels/nist/kernel.hpp): the service
-/// states, the message counts, the grain as run, the speedup and equation 1's fit.
-inline bool is_nist_measurement(std::string_view name) noexcept {
-    return name == "user" || name == "logical" || name == "physical" || name == "overhead" || name == "lm_percent" ||
-           name == "mean_logical" || name == "max_logical" || name == "data_messages" || name == "control_messages" ||
-           name == "retries" || name == "grain" || name == "speedup" || name == "estimate" || name == "estimate_b0" ||
-           name == "estimate_b1" || name == "estimate_residual";
-}
+/// A sample kept out of every statistic: its index in `record::samples` and why ("negative":
+/// below zero once the loop overhead was subtracted). It stays in the raw samples, marked.
+struct invalid_sample {
+    std::size_t index = 0;
+    std::string why;
+    friend bool operator==(const invalid_sample&, const invalid_sample&) = default;
+};
 
-/// Whether a param says how a point was measured rather than which point it is: the
-/// implementation that ran (native / portable), the send form of a both-send-first exchange,
-/// the sampling order and its seed, and a figure measured beside the point (a broadcast's
-/// closing barrier, COMMTEST's global elapsed time and whether its protocol shakes hands;
-/// a windowed point's window, overruns and clock error; a clock sync's exchanges and errors; a
-/// nonblocking collective's parts of its overhead and the curve it is drawn on). Analyses that line points up across
-/// records (a curve over group sizes, sync against async) leave these out of the points'
-/// identity. Not `reduction`: whose time a sample is (the test node's, the slowest rank's,
-/// first start to last finish) makes it a different quantity, and a windowed collective has a
-/// record per reduction of the same operation. And what a NIST application's run measured.
-inline bool is_descriptive_param(std::string_view name) noexcept {
-    return name == "implementation" || name == "form" || name == "order" || name == "seed" || name == "closing_barrier" ||
-           name == "elapsed" || name == "handshake" || name == "window" || name == "widenings" || name == "overruns" ||
-           name == "measurements" || name == "clock_error" || name == "lead" || name == "exchanges" ||
-           name == "estimated_error" || name == "true_error" || name == "blocking" || name == "compute" || name == "t_init" ||
-           name == "t_test" || name == "t_wait" || name == "hidden" || name == "tests" || name == "workload" || name == "curve" ||
-           is_nist_measurement(name);
-}
+/// A figure of a record that must not be read at face value, and why. `what` names it: "point"
+/// (the whole record: no statistic of it is reported, no analysis uses it), a statistic of the
+/// samples ("mean", "max", "stddev", "p95"), or one of the record's `values` ("hidden").
+struct flag {
+    std::string what;
+    std::string why;
+    friend bool operator==(const flag&, const flag&) = default;
+};
 
-/// One measured point: which kernel, where (its parameters), and every raw sample in seconds.
-/// What a sample means is the kernel's to say (echo: one-way time, half a round trip, averaged
-/// over one timed repeat loop).
+/// One round of a point measured in rounds: how many samples it took and of how many
+/// iterations each.
+struct round_count {
+    std::size_t samples = 0;
+    std::size_t iterations = 0;
+    friend bool operator==(const round_count&, const round_count&) = default;
+};
+
+/// One measured point: which kernel, which point (its identity, `params`), what was measured
+/// there besides the samples (`values`), every raw sample in seconds, and whether each can be
+/// trusted. What a sample means is the kernel's to say (echo: one-way time, half a round trip,
+/// averaged over one timed repeat loop).
+///
+/// Identity and measured values are apart so that nothing outside a kernel needs to know its
+/// names: `params` name the point wherever points are lined up (across runs by `comet compare`,
+/// across group sizes by a curve, sync against async), `values` are this run's measurements
+/// beside the samples (a window's length and overruns, a broadcast's closing barrier, a NIST
+/// run's service states), written beside the params and never part of a point's name.
 struct record {
     std::string kernel;
     comet::params params;
     std::vector<double> samples;
+    /// What the run measured at this point besides the samples (seconds, counts, words), in the
+    /// order the kernel set them.
+    comet::params values = {};
     /// The loop overhead subtracted from each sample (same unit and scale as the samples), as
     /// the sampling engine (timing/measure.hpp) measured it; empty for records not made by it.
     std::vector<double> overheads = {};
-    /// Iterations of the body per sample (0: not recorded).
+    /// Iterations of the body per sample (0: not recorded); with `rounds`, the first round's.
     std::size_t iterations = 0;
     /// Why the point stopped taking samples: "interval" (its median's 95% interval reached the
-    /// target), "max_samples", "budget" or "fixed"; empty when not recorded.
+    /// target), "max_samples", "budget", "fixed" or "interrupted"; empty when not recorded.
     std::string stop = {};
     /// What a reader must know about this point ("samples shorter than the clock allows ...").
     std::vector<std::string> notes = {};
-    /// How many of `samples` each round took, in order, when the point was measured in rounds
+    /// Each round's samples and iterations, in order, when the point was measured in rounds
     /// spread over the run (the samples are stored round after round; the counts add up to
     /// `samples.size()`); empty when it was measured in one stretch. Why rounds: a point's
     /// samples of one stretch are milliseconds apart and share the machine's state of that
     /// moment; rounds seconds apart show how much that state moves the point
     /// (stats/compare.hpp tests on them).
-    std::vector<std::size_t> rounds = {};
+    std::vector<round_count> rounds = {};
+    /// The samples that never reach a statistic, by index (rising), with the reason.
+    std::vector<invalid_sample> invalid = {};
+    /// Measurements made at this point and not kept as samples, by reason, e.g. {"late_start",
+    /// 8}: a window measurement in which some rank started late. valid + invalid + dropped is
+    /// every measurement the point made (stats/validity.hpp).
+    std::vector<std::pair<std::string, std::size_t>> dropped = {};
+    /// Figures of this record that must not be read at face value, and why.
+    std::vector<flag> flags = {};
 
     friend bool operator==(const record&, const record&) = default;
 };

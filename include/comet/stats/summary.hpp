@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <initializer_list>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -262,6 +263,10 @@ inline summary summarize(std::span<const double> samples) {
     }
     return s;
 }
+
+/// `summarize` of a braced list of samples: `comet::summarize({1e-6, 2e-6, 3e-6})` (a braced
+/// list would otherwise be as much a record, stats/validity.hpp, as a span).
+inline summary summarize(std::initializer_list<double> samples) { return summarize(std::span<const double>(samples.begin(), samples.size())); }
 
 /// Which number of a record's samples stands for the record.
 enum class statistic {

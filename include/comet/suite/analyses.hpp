@@ -83,7 +83,23 @@ inline kernel_analysis log_p() {
             auto fits = fit_log_p(r.results, d.name, {.stat = d.figure});
             detail::append(r.log_p, std::move(fits));
         } catch (const invalid_argument&) {
-            r.notes.push_back("no growth with P for " + d.name + ": it was measured on one group size; run with --nodes 2,4,8,16");
+            // Measured on several group sizes, but with points flagged (every sample disturbed,
+            // on a busy machine): said so, not taken for a run on one group size.
+            std::vector<std::int64_t> nodes, flagged;
+            for (const record* x : r.results.of(d.name))
+                if (const auto n = x->params.integer("nodes")) {
+                    if (std::ranges::find(nodes, *n) == nodes.end()) nodes.push_back(*n);
+                    if (!usable(*x) && std::ranges::find(flagged, *n) == flagged.end()) flagged.push_back(*n);
+                }
+            if (nodes.size() >= 2 && !flagged.empty()) {
+                std::ranges::sort(flagged);
+                std::string at;
+                for (const auto n : flagged) at += (at.empty() ? "" : ", ") + std::to_string(n);
+                r.notes.push_back("no growth with P for " + d.name + ": its points on " + at +
+                                  " nodes are flagged (no valid sample), too few group sizes are left");
+            } else {
+                r.notes.push_back("no growth with P for " + d.name + ": it was measured on one group size; run with --nodes 2,4,8,16");
+            }
         }
     };
 }

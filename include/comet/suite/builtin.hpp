@@ -22,6 +22,7 @@
 #include <comet/suite/analyses.hpp>
 #include <comet/suite/config.hpp>
 #include <comet/suite/descriptor.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <algorithm>
 #include <initializer_list>
@@ -224,8 +225,8 @@ inline auto commtest_kernel() {
     const auto plots = [] {
         plot_value swap_mbs{"swap bandwidth [MB/s] (2 x volume / least time)", [](const record& r) -> std::optional<double> {
                                 const auto volume = r.params.number("volume");
-                                if (!volume || r.samples.empty()) return std::nullopt;
-                                const double least = summarize(r.samples).min;
+                                if (!volume || !usable(r)) return std::nullopt;
+                                const double least = summarize(r).min;
                                 if (!(least > 0)) return std::nullopt;
                                 return 2 * *volume / least / 1e6;
                             }};
@@ -272,7 +273,7 @@ inline auto commtest_kernel() {
 /// clock itself, the true one. Plot: sync time against the number of nodes, per scheme.
 inline auto sync_kernel() {
     plot_value error_us{"largest estimated error [µs]", [](const record& r) -> std::optional<double> {
-                            const auto e = r.params.number("estimated_error");
+                            const auto e = r.values.number("estimated_error");
                             if (!e) return std::nullopt;
                             return *e * 1e6;
                         }};
@@ -300,9 +301,7 @@ inline auto sync_kernel() {
                                                .log_x = true,
                                                .log_base_x = 2}}},
                   [](auto& t, const suite_run& r) {
-                      kernels::clock_sync_config c = r.config.sync;
-                      if (r.config.on_point) c.on_point = r.config.on_point;
-                      return kernels::clock_sync(t, c);
+                      return kernels::clock_sync(t, r.config.attached(r.config.sync));
                   }});
 }
 
@@ -340,9 +339,7 @@ inline auto collectives_kernel() {
                                                .log_y = true,
                                                .log_base_x = 2}}},
                   [](auto& t, const suite_run& r) {
-                      kernels::windowed_collectives_config c = r.config.collectives;
-                      if (r.config.on_point) c.on_point = r.config.on_point;
-                      return kernels::windowed_collectives(t, c);
+                      return kernels::windowed_collectives(t, r.config.attached(r.config.collectives));
                   }});
 }
 
@@ -397,9 +394,7 @@ inline auto nbc_kernel() {
                                                .log_y = true,
                                                .log_base_x = 2}}},
                   [](auto& t, const suite_run& r) {
-                      kernels::nbc_config c = r.config.nbc;
-                      if (r.config.on_point) c.on_point = r.config.on_point;
-                      return kernels::nbc(t, c);
+                      return kernels::nbc(t, r.config.attached(r.config.nbc));
                   }});
 }
 
@@ -423,13 +418,13 @@ inline auto nist_kernel(kernels::nist::application app) {
                                 .log_base_x = 2};
     };
     plot_value elapsed{"normalised elapsed time E_D [s]", [](const record& r) -> std::optional<double> {
-                           if (r.samples.empty()) return std::nullopt;
-                           return summarize(r.samples).median;
+                           if (!usable(r)) return std::nullopt;
+                           return summarize(r).median;
                        }};
-    plot_value speedup{"speedup E_1 / E_D", [](const record& r) { return r.params.number("speedup"); }};
+    plot_value speedup{"speedup E_1 / E_D", [](const record& r) { return r.values.number("speedup"); }};
     // Figures 5 and 6: where the time goes as D grows, a plot per setting.
     const auto state = [](std::string label, std::string param) {
-        return plot_value{std::move(label), [param = std::move(param)](const record& r) { return r.params.number(param); }};
+        return plot_value{std::move(label), [param = std::move(param)](const record& r) { return r.values.number(param); }};
     };
     plot_description components = against_d("components", plot_value{"normalised time [s]", {}},
                                              "NIST " + name + ": normalised service states vs dilation");
@@ -452,9 +447,7 @@ inline auto nist_kernel(kernels::nist::application app) {
             return std::nullopt;
         };
     return kernel{std::move(d), [app](auto& t, const suite_run& r) {
-                      kernels::nist::study_config c = r.config.nist;
-                      if (r.config.on_point) c.on_point = r.config.on_point;
-                      return kernels::nist::dilation_study(t, app, c);
+                      return kernels::nist::dilation_study(t, app, r.config.attached(r.config.nist));
                   }};
 }
 

@@ -21,7 +21,9 @@
 
 #include <functional>
 #include <optional>
+#include <stop_token>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace comet {
@@ -66,20 +68,34 @@ struct suite_config {
     /// Called on every rank as each kernel starts, with its name (so a program that stops
     /// half-way can say which kernel was running). Ranks may call it from their own threads.
     std::function<void(const std::string&)> on_kernel = {};
-    /// Asked after each point, where `on_point` is called (after it): a reason stops the suite
-    /// there, run_suite throwing `suite_stopped` with it; on the threads transport and the
-    /// simulator, an exception on one rank stops them all. A signal handler sets a flag, and
-    /// this reads it: the suite stops between two points, never inside one.
-    std::function<std::optional<std::string>()> stop = {};
+    /// A request to stop the run early (the comet program turns SIGINT and SIGTERM into one).
+    /// Every measurement engine reads it on its deciding rank before each sample (a window
+    /// batch, a NIST run, a sync) and shares the answer with the sample's other decisions, so
+    /// the kernel running ends within one sample on every rank, keeping what it measured; then
+    /// run_suite throws `suite_stopped` with `stop_reason()` on every rank.
+    std::stop_token stop = {};
+    /// Why the run was asked to stop ("interrupted (SIGINT)"); unset: "stop requested".
+    std::function<std::string()> stop_reason = {};
+
+    /// `c` (a kernel's configuration) with what the suite sets on every kernel whatever its
+    /// measurement scheme: the stop request (into its `stop`, `sampling.stop` or
+    /// `window.stop`, whichever it has) and `on_point`.
+    template <class KernelConfig>
+    KernelConfig attached(KernelConfig c) const {
+        if constexpr (requires { c.stop = stop; }) c.stop = stop;
+        if constexpr (requires { c.sampling.stop = stop; }) c.sampling.stop = stop;
+        if constexpr (requires { c.window.stop = stop; }) c.window.stop = stop;
+        if (on_point) c.on_point = on_point;
+        return c;
+    }
 
     /// `c` (a kernel's configuration, with `sampling` and `on_point` members) with what the
-    /// suite sets on every kernel: the kernel's own configuration when the suite sets nothing.
+    /// suite sets on every kernel: its `sampling`, when set, and what `attached` sets.
     /// @code  return my_kernel(t, run.config.configured(my_config));  @endcode
     template <class KernelConfig>
     KernelConfig configured(KernelConfig c) const {
         if (sampling) c.sampling = *sampling;
-        if (on_point) c.on_point = on_point;
-        return c;
+        return attached(std::move(c));
     }
 };
 

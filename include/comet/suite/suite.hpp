@@ -8,6 +8,7 @@
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
+#include <comet/ops/ops.hpp>
 #include <comet/report/report.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/suite/builtin.hpp>
@@ -15,6 +16,7 @@
 #include <comet/suite/descriptor.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -25,8 +27,8 @@
 
 namespace comet {
 
-/// Raised by run_suite between two points when `suite_config::stop` gave a reason; the
-/// message is the reason.
+/// Raised by run_suite on every rank after the kernel a stop request (`suite_config::stop`)
+/// ended; the message is `suite_config::stop_reason`'s.
 class suite_stopped : public error {
 public:
     using error::error;
@@ -103,16 +105,12 @@ template <transport T, class... Run>
 result_set run_suite(T& t, const suite_config& cfg = {}, const kernel<Run>&... extra) {
     const std::vector<kernel_descriptor> all = suite_descriptors(extra...);
     check_suite(cfg, all);
-    // With a stop condition, each point's callback asks it after reporting the point.
-    suite_config stoppable;
-    if (cfg.stop) {
-        stoppable = cfg;
-        stoppable.on_point = [&cfg](const record& rec) {
-            if (cfg.on_point) cfg.on_point(rec);
-            if (auto why = cfg.stop()) throw suite_stopped(*why);
-        };
-    }
-    const suite_config& config = cfg.stop ? stoppable : cfg;
+    // A point a stop request left without a single sample was never measured: no record of it.
+    const auto measured_at_all = [](const record& rec) { return !(rec.stop == "interrupted" && rec.samples.empty()); };
+    suite_config config = cfg;
+    config.on_point = [&cfg, &measured_at_all](const record& rec) {
+        if (cfg.on_point && measured_at_all(rec)) cfg.on_point(rec);
+    };
     result_set measured;
     std::vector<std::string> ran;
     for (const auto& name : cfg.kernels) {
@@ -123,12 +121,20 @@ result_set run_suite(T& t, const suite_config& cfg = {}, const kernel<Run>&... e
         const auto run_if_named = [&](const auto& k) {
             if (done || k.descriptor.name != name) return;
             result_set got = k.run(t, r);
+            std::erase_if(got.records, [&](const record& rec) { return !measured_at_all(rec); });
             measured.append(got);
             done = true;
         };
         std::apply([&](const auto&... k) { (run_if_named(k), ...); }, builtin_kernels());
         (run_if_named(extra), ...);
         ran.push_back(name);
+        // Every rank learns whether any was asked to stop (the kernel itself ended within a
+        // sample where its deciding rank was), and all stop together.
+        if (cfg.stop.stop_possible()) {
+            std::array<double, 1> stop{cfg.stop.stop_requested() ? 1.0 : 0.0};
+            ops::allreduce_max(t, std::span<double>(stop));
+            if (stop[0] != 0.0) throw suite_stopped(cfg.stop_reason ? cfg.stop_reason() : "stop requested");
+        }
     }
     return measured;
 }

@@ -26,25 +26,46 @@
 // subtracted, `timing/repeat.hpp`), or the largest of every rank's (`reduction::max_over_ranks`,
 // for kernels whose operation ends on different ranks at different times). The subtracted
 // overhead of each sample is kept beside it.
+//
+// Every sample starts from the same state (SPEC 5, "validity"):
+// - the ranks taking part start it together: the decider's "go" reaches them right before it
+//   (the group's allreduce, or a message and its answer), so the skew one point leaves (a
+//   collective of 0 bytes lets its ranks drift apart) never lands on the next one;
+// - the caches are as `sampling::cache` says: warm (one untimed iteration of the same point just
+//   before, so that the point sampled before it in the round leaves nothing cold) or cold
+//   (every rank taking part overwrites `cold_bytes` of memory first, and a sample is one
+//   iteration: one operation from cold caches);
+// - a sample below zero once its loop overhead is subtracted (the empty loop caught a
+//   preemption the body loop did not) counts for no stop rule: the record keeps it, marked
+//   invalid (stats/validity.hpp), and the point samples on.
+//
+// Interrupts: the decider asks `sampling::stop` before every sample and sends the answer with
+// the "go", so a stop request (a signal the program turned into one) ends every point of the
+// kernel within one sample on every rank, each point keeping the samples it had ("interrupted").
 #pragma once
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/function_ref.hpp>
+#include <comet/core/work.hpp>
 #include <comet/core/hash.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 #include <comet/timing/repeat.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <random>
+#include <stop_token>
 #include <ranges>
 #include <span>
 #include <string>
@@ -74,8 +95,16 @@ constexpr std::string_view to_string(sample_reduction r) noexcept {
     return r == sample_reduction::decider ? "test_node" : "max_over_ranks";
 }
 
+/// The state of the caches a sample starts from.
+enum class cache_state : unsigned char {
+    warm,  ///< the point's own data in cache: one untimed iteration of it just before the sample
+    cold,  ///< caches overwritten before the sample, which is one operation
+};
+
+constexpr std::string_view to_string(cache_state c) noexcept { return c == cache_state::warm ? "warm" : "cold"; }
+
 /// How a kernel's points are sampled. Embedded in every kernel's configuration as `sampling`.
-/// All ranks pass the same values (@pre).
+/// All ranks pass the same values (@pre), but for `stop`, which only the decider reads.
 struct sampling {
     /// Samples every point gets at least. Fifteen give a 96.5% interval of the median
     /// (x_(4)..x_(12)); below 6 there is no 95% interval at all.
@@ -100,10 +129,20 @@ struct sampling {
     interleave order = interleave::round_robin;
     /// Seed of the shuffled order (recorded with it).
     std::uint64_t seed = 1993;
+    /// What the caches hold when a sample starts (recorded as the param `cache`). Why warm by
+    /// default: interleaved points would otherwise start each sample with whatever the point
+    /// before left in cache, cold for a cache-sized message and warm for a small one, and the
+    /// figure would depend on the order of the sweep.
+    cache_state cache = cache_state::warm;
+    /// Bytes every rank overwrites before a cold sample: more than the caches hold.
+    std::size_t cold_bytes = std::size_t{64} << 20;
+    /// Read on the decider before every sample: once a stop is requested the engine ends, every
+    /// point keeping the samples it has (stop reason "interrupted").
+    std::stop_token stop = {};
 };
 
 /// Why a point stopped taking samples.
-enum class stop_reason : unsigned char { interval, max_samples, budget, fixed };
+enum class stop_reason : unsigned char { interval, max_samples, budget, fixed, interrupted };
 
 constexpr std::string_view to_string(stop_reason s) noexcept {
     switch (s) {
@@ -111,13 +150,14 @@ constexpr std::string_view to_string(stop_reason s) noexcept {
     case stop_reason::max_samples: return "max_samples";
     case stop_reason::budget: return "budget";
     case stop_reason::fixed: return "fixed";
+    case stop_reason::interrupted: return "interrupted";
     }
     return "?";
 }
 
 /// Exactly `samples` samples of `iterations` iterations each, one untimed run of as many before
 /// them, no early stop: the thesis' fixed repeat loops (and what tests use to count calls).
-constexpr sampling fixed_sampling(std::size_t samples, std::size_t iterations) noexcept {
+inline sampling fixed_sampling(std::size_t samples, std::size_t iterations) {
     return {.min_samples = samples, .max_samples = samples, .target_ci = 0.0, .iterations = iterations, .warmup_seconds = 0.0};
 }
 
@@ -132,19 +172,26 @@ inline void check_sampling(int rank, std::string_view kernel, const sampling& s)
                                   std::pair{"warmup_seconds", s.warmup_seconds}, std::pair{"budget_seconds", s.budget_seconds}})
         if (!(v >= 0.0) || !std::isfinite(v)) raise<invalid_argument>(rank, kernel, ": sampling.", name, " = ", v, " is not >= 0 seconds");
     if (s.iterations > 1'000'000'000) raise<invalid_argument>(rank, kernel, ": sampling.iterations = ", s.iterations, " is over 10^9");
+    if (s.cache == cache_state::cold && (s.cold_bytes == 0 || s.cold_bytes > (std::size_t{1} << 34)))
+        raise<invalid_argument>(rank, kernel, ": sampling.cold_bytes = ", s.cold_bytes, " is not in 1..2^34");
 }
 
 /// What the engine measured at one point (complete on the decider; empty samples elsewhere).
 struct sampled_point {
     std::vector<double> samples;    ///< seconds per iteration, one per sample
     std::vector<double> overheads;  ///< the loop overhead subtracted from each, seconds per iteration
+    /// 1 where a rank taking part was disturbed during the sample (its transport's count of
+    /// disturbances moved: core/concepts.hpp, counts_disturbances), one per sample.
+    std::vector<unsigned char> disturbed = {};
     std::size_t iterations = 0;     ///< iterations per sample
     stop_reason stop = stop_reason::interval;
     bool short_samples = false;     ///< a fixed iteration count gave samples under the minimum duration
 };
 
-/// Writes what the engine decided into `rec`: samples, overheads, iterations, the stop reason,
-/// and the params `reduction` and `order` (with `seed` when shuffled).
+/// Writes what the engine decided into `rec`: samples (those during which a rank was disturbed
+/// marked invalid as "preempted", those below zero as "negative"),
+/// overheads, iterations, the stop reason, the params `reduction` and `cache` (unless the kernel
+/// set its own), and the values `order` (with `seed` when shuffled).
 inline void fill_record(record& rec, sampled_point&& p, const sampling& s, sample_reduction red, double scale = 1.0) {
     for (double& x : p.samples) x *= scale;
     for (double& x : p.overheads) x *= scale;
@@ -152,10 +199,16 @@ inline void fill_record(record& rec, sampled_point&& p, const sampling& s, sampl
     rec.overheads = std::move(p.overheads);
     rec.iterations = p.iterations;
     rec.stop = std::string(to_string(p.stop));
+    for (std::size_t i = 0; i < p.disturbed.size() && i < rec.samples.size(); ++i)
+        if (p.disturbed[i]) mark_invalid(rec, i, "preempted");
+    mark_negative(rec);
     if (p.short_samples) rec.notes.push_back("samples shorter than the minimum duration: fixed iterations too few for the clock");
+    if (p.stop == stop_reason::interrupted)
+        rec.notes.push_back("interrupted after " + std::to_string(rec.samples.size()) + " samples");
     rec.params.set("reduction", std::string(to_string(red)));
-    rec.params.set("order", std::string(to_string(s.order)));
-    if (s.order == interleave::shuffle) rec.params.set("seed", static_cast<std::int64_t>(s.seed));
+    if (!rec.params.contains("cache")) rec.params.set("cache", std::string(to_string(s.cache)));
+    rec.values.set("order", std::string(to_string(s.order)));
+    if (s.order == interleave::shuffle) rec.values.set("seed", static_cast<std::int64_t>(s.seed));
 }
 
 /// The ranks taking part in a measurement: a list of ranks, or every rank of the group — held as
@@ -210,6 +263,18 @@ double clock_step(T& t) {
     return step;
 }
 
+/// Overwrites `bytes` of memory (kept per thread), so that what a sample then reads comes from
+/// memory, not from a cache an earlier sample filled (sampling::cache, cold).
+inline void overwrite_caches(std::size_t bytes) {
+    thread_local std::vector<unsigned char> junk;
+    thread_local unsigned char fill = 0;
+    if (junk.size() < bytes) junk.resize(bytes);
+    std::memset(junk.data(), ++fill, bytes);
+#if defined(__GNUC__) || defined(__clang__)
+    asm volatile("" : : "r"(junk.data()) : "memory");  // the stores may not be elided
+#endif
+}
+
 /// The reserved tag of the engine's own messages (decisions, and samples for a reduction).
 inline constexpr int measure_tag = max_tag - 8;
 
@@ -259,7 +324,41 @@ void share(T& t, int decider, const rank_set& ranks, mutable_bytes bytes) {
 }
 template <transport T, class V>
 void share(T& t, int decider, const rank_set& ranks, V& v) {
-    share(t, decider, ranks, std::as_writable_bytes(std::span<V>(&v, 1)));
+    if constexpr (std::ranges::contiguous_range<V>)
+        share(t, decider, ranks, std::as_writable_bytes(std::span(v)));
+    else
+        share(t, decider, ranks, std::as_writable_bytes(std::span<V>(&v, 1)));
+}
+
+/// Whether any rank of `ranks` was disturbed during the sample just taken, where only the
+/// decider timed it and `ranks` is not the whole group (`mine`: this rank's count of
+/// disturbances over it): on the decider; elsewhere whether this rank was. The decider asks
+/// each partner once its own timing has ended, and each answers: a partner that sent its answer
+/// by itself, right after its last message of the sample, would have it arrive while the decider
+/// still receives that sample's last message (on the simulated iPSC/860, one more interrupt in
+/// every echo sample). No message at all where the transport counts no disturbance.
+template <transport T>
+bool disturbed_at_partners(T& t, int decider, const rank_set& ranks, std::uint64_t mine) {
+    if constexpr (!counts_disturbances<T>) {
+        return false;
+    } else {
+        double any = mine > 0 ? 1.0 : 0.0;
+        if (t.rank() == decider) {
+            ranks.for_each([&](int r) {
+                if (r != decider) ops::send(t, r, measure_tag, const_bytes{});
+            });
+            ranks.for_each([&](int r) {
+                if (r == decider) return;
+                double theirs = 0;
+                ops::recv(t, r, measure_tag, std::as_writable_bytes(std::span<double>(&theirs, 1)));
+                any = std::max(any, theirs);
+            });
+        } else {
+            ops::recv(t, decider, measure_tag, mutable_bytes{});
+            ops::send(t, decider, measure_tag, std::as_bytes(std::span<const double>(&any, 1)));
+        }
+        return any != 0.0;
+    }
 }
 
 }  // namespace detail
@@ -285,44 +384,59 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
     std::vector<sampled_point> out(points);
     if (points == 0) return out;
 
-    // One sample everywhere, reduced to the decider's view: seconds per iteration and overhead.
+    // One sample everywhere, reduced to the decider's view: seconds per iteration and overhead,
+    // and whether a rank was disturbed during it (a transport that counts disturbances).
     struct taken {
         double per_iteration = 0, overhead = 0, loop = 0;
-        bool timed = false;  // this rank timed the sample itself
+        bool timed = false;      // this rank timed the sample itself
+        bool disturbed = false;  // on the decider: some rank of `ranks` was; elsewhere: this rank was
     };
-    const auto take = [&](std::size_t p, std::size_t iterations) {
+    const bool whole = ranks.whole_of(t.size());
+    // `since`: this rank's count of disturbances when the sample began (its "go", in rounds);
+    // none for a calibration run, which is not kept (no message is then spent on disturbances).
+    const auto take = [&](std::size_t p, std::size_t iterations, std::optional<std::uint64_t> since) {
         const std::optional<repeat_result> r = sample(p, iterations);
         taken x;
         if (r) x = {r->per_iteration, r->empty_seconds / static_cast<double>(r->iterations), r->loop_seconds, true};
         if ((deciding || red == sample_reduction::max_over_ranks) && !r)
             raise<invalid_argument>(t.rank(), "sample_points: a timing rank did not time its sample");
-        if (red == sample_reduction::max_over_ranks && ranks.whole_of(t.size())) {
+        double disturbed = since && ops::disturbances(t) - *since > 0 ? 1.0 : 0.0;
+        if (red == sample_reduction::max_over_ranks && whole) {
             // Every rank's (time, overhead, loop) with the slowest rank's time first: the
             // maximum of the times, and that rank's other two, by one allreduce over pairs
-            // (time, value) encoded so the max picks them together.
+            // (time, value) encoded so the max picks them together; the disturbances ride along.
             double v[3] = {x.per_iteration, x.overhead, x.loop};
             double top = v[0];
             ops::allreduce_max(t, std::span<double>(&top, 1));
             // The slowest rank (the lowest-numbered of equals) contributes its overhead and loop.
-            double mine[2] = {-1.0, -1.0};
+            double mine[3] = {-1.0, -1.0, disturbed};
             double who = v[0] == top ? static_cast<double>(t.size() - t.rank()) : 0.0;
             ops::allreduce_max(t, std::span<double>(&who, 1));
             if (v[0] == top && static_cast<double>(t.size() - t.rank()) == who) mine[0] = v[1], mine[1] = v[2];
-            ops::allreduce_max(t, std::span<double>(mine, 2));
-            x = {top, mine[0], mine[1], x.timed};
+            ops::allreduce_max(t, std::span<double>(mine, 3));
+            x = {top, mine[0], mine[1], x.timed, mine[2] != 0.0};
         } else if (red == sample_reduction::max_over_ranks) {
-            double v[3] = {x.per_iteration, x.overhead, x.loop};
+            // Each partner sends its sample, and whether it was disturbed, to the decider.
+            double v[4] = {x.per_iteration, x.overhead, x.loop, disturbed};
             if (!deciding) {
-                ops::send(t, decider, detail::measure_tag, std::as_bytes(std::span<double>(v, 3)));
+                ops::send(t, decider, detail::measure_tag, std::as_bytes(std::span<double>(v, 4)));
+                x.disturbed = disturbed != 0.0;
             } else {
+                x.disturbed = disturbed != 0.0;
                 ranks.for_each([&](int q) {
                     if (q == decider) return;
-                    double w[3];
-                    ops::recv(t, q, detail::measure_tag, std::as_writable_bytes(std::span<double>(w, 3)));
+                    double w[4];
+                    ops::recv(t, q, detail::measure_tag, std::as_writable_bytes(std::span<double>(w, 4)));
                     // The slowest rank's time, with that same rank's overhead.
-                    if (w[0] > x.per_iteration) x = {w[0], w[1], w[2], true};
+                    if (w[0] > x.per_iteration) x = {w[0], w[1], w[2], true, x.disturbed};
+                    x.disturbed = x.disturbed || w[3] != 0.0;
                 });
             }
+        } else if (since && whole) {
+            if constexpr (counts_disturbances<T>) ops::allreduce_max(t, std::span<double>(&disturbed, 1));
+            x.disturbed = disturbed != 0.0;
+        } else if (since) {
+            x.disturbed = detail::disturbed_at_partners(t, decider, ranks, disturbed != 0.0 ? 1 : 0);
         }
         return x;
     };
@@ -334,18 +448,39 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
         detail::share(t, decider, ranks, step);
         min_seconds = std::max(1000.0 * step, 200e-6);
     }
+    const bool cold = cfg.cache == cache_state::cold;
+    bool stopped = false;  // a stop request ended the measurement (alike on every rank)
+    const auto stop_requested = [&] { return deciding && cfg.stop.stop_requested(); };
+    // Where the ranks share one clock (the threads transport, a simulated machine), a sample
+    // starts at one moment the decider names, `lead` ahead: four times the shortest time a
+    // decision took to reach every rank and come back, as the decider saw its answered
+    // decisions, and at least 1 µs. The shortest, not the longest: one decision held up by a
+    // preemption would otherwise make every later sample wait as long, and a rank that gets a
+    // "go" late only starts its untimed iteration late.
+    const bool global = ops::clock_is_global(t);
+    double lead = 0.0;
+    const auto decide = [&](auto& decision) {
+        const double before = deciding ? t.now() : 0.0;
+        detail::share(t, decider, ranks, decision);
+        if (deciding) {
+            const double took = 4 * (t.now() - before);
+            lead = lead == 0.0 ? took : std::min(lead, took);
+        }
+    };
 
-    // 1. Calibration and warm-up, point by point.
+    // 1. Calibration and warm-up, point by point. A cold sample is one operation: no
+    //    calibration, but a first untimed run all the same (page faults, first wake-ups).
     std::vector<double> sample_seconds(points, 0.0);
-    for (std::size_t p = 0; p < points; ++p) {
-        std::uint64_t it = cfg.iterations ? cfg.iterations : 1;
+    for (std::size_t p = 0; p < points && !stopped; ++p) {
+        std::uint64_t it = cold ? 1 : cfg.iterations ? cfg.iterations : 1;
         const double start = deciding ? t.now() : 0.0;
         for (;;) {
-            const taken x = take(p, static_cast<std::size_t>(it));
-            // decision[0]: iterations for the next run; decision[1]: 1 = calibrated and warm.
+            const taken x = take(p, static_cast<std::size_t>(it), std::nullopt);
+            // decision[0]: iterations for the next run; decision[1]: 1 = calibrated and warm,
+            // 2 = stop (a stop request).
             std::uint64_t decision[2] = {it, 0};
             if (deciding) {
-                const bool long_enough = x.loop >= min_seconds;
+                const bool long_enough = cold || x.loop >= min_seconds;
                 // A run the clock did not see at all, on a clock that does not move by itself (a
                 // virtual clock, which only the body advances): the body costs nothing on it, so
                 // no number of iterations makes a sample longer and no warm-up time ever passes.
@@ -356,7 +491,9 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
                     unseen = step == 0;
                 }
                 const bool warm = unseen || t.now() - start >= cfg.warmup_seconds;
-                if (!cfg.iterations && !long_enough && !unseen && it < 1'000'000'000) {
+                if (stop_requested()) {
+                    decision[1] = 2;
+                } else if (!cfg.iterations && !long_enough && !unseen && it < 1'000'000'000) {
                     // Grow towards the target from what this run took, at most ×16 per step so a
                     // first run slowed by a cold start cannot overshoot by much.
                     const double want = x.loop > 0 ? std::ceil(static_cast<double>(it) * 1.2 * min_seconds / x.loop)
@@ -367,13 +504,14 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
                 } else if (warm) {
                     decision[1] = 1;
                     // Fixed iterations too few, or the 10^9 cap reached; not a body the clock
-                    // cannot see (its samples are exact zeros).
+                    // cannot see (its samples are exact zeros), nor a cold sample (one operation).
                     out[p].short_samples = !long_enough && !unseen;
                     sample_seconds[p] = x.loop;
                 }
             }
-            detail::share(t, decider, ranks, decision);
+            decide(decision);
             it = decision[0];
+            stopped = decision[1] == 2;
             if (decision[1]) break;
         }
         out[p].iterations = static_cast<std::size_t>(it);
@@ -387,12 +525,18 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
     const auto budget_of = [&](std::size_t p) {
         return cfg.budget_seconds > 0 ? cfg.budget_seconds : 3.0 * static_cast<double>(cfg.min_samples) * sample_seconds[p];
     };
+    // A sample below zero, or one during which a rank was disturbed, counts for no rule but the
+    // cap on samples taken (it is kept, marked).
+    std::vector<double> valid;
     const auto close = [&](std::size_t p) -> std::optional<stop_reason> {
         const auto& s = out[p].samples;
-        if (s.size() < cfg.min_samples) return std::nullopt;
         if (s.size() >= cfg.max_samples) return cfg.max_samples == cfg.min_samples ? stop_reason::fixed : stop_reason::max_samples;
+        valid.clear();
+        for (std::size_t i = 0; i < s.size(); ++i)
+            if (s[i] >= 0 && !out[p].disturbed[i]) valid.push_back(s[i]);
+        if (valid.size() < cfg.min_samples) return std::nullopt;
         if (cfg.target_ci > 0) {
-            const summary m = summarize(s);
+            const summary m = summarize(std::span<const double>(valid));
             if (m.median_ci_low && m.median_ci_high && m.median > 0 &&
                 (*m.median_ci_high - *m.median_ci_low) / 2 <= cfg.target_ci * m.median)
                 return stop_reason::interval;
@@ -400,24 +544,70 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
         if (spent[p] >= budget_of(p)) return stop_reason::budget;
         return std::nullopt;
     };
+    // One sample of point p: the ranks meet on the decider's "go" (or all learn that a stop was
+    // requested, and none samples again) and, on a shared clock, wait for the moment it names,
+    // so that the stagger the point before left (a collective's ranks leave it at different
+    // times, a disturbed rank runs late) is gone and every sample starts from ranks in step;
+    // the caches are made as asked around that meeting and the sample runs. Warm: one untimed iteration of the
+    // point itself right before it, after the start, so that whatever the meeting's messages and
+    // the point sampled before left (in the caches, in a transport's buffers and credits) is what
+    // this point's own operation leaves.
     const auto run_point = [&](std::size_t p) {
-        const taken x = take(p, out[p].iterations);
+        if (stopped) return;
+        // Cold: every rank overwrites its caches before the meeting, not after it. The
+        // overwrite takes each rank its own time (milliseconds, and more on a rank descheduled
+        // meanwhile); done after the "go", its spread would be in the sample: the decider would
+        // time its first operation while a partner still overwrites.
+        if (cold) detail::overwrite_caches(cfg.cold_bytes);
+        // A rank disturbed from here on has disturbed the sample: held up in the untimed run
+        // before it, a rank starts its part late, and the others' first iterations wait for it.
+        const std::uint64_t since = ops::disturbances(t);
+        std::array<double, 2> go{stop_requested() ? 0.0 : 1.0, deciding && global ? t.now() + std::max(lead, 1e-6) : 0.0};  // {go, start}
+        // Answered: every rank has the go before the decider waits for the start. Unanswered, a
+        // partner still taking in the previous sample's last messages could get it after the
+        // start and begin late, which one untimed iteration does not always absorb (on the
+        // simulated iPSC/860, a 1-iteration pairwise sample read 92 us after other pairs' points
+        // against 74 us alone).
+        detail::share(t, decider, ranks, go);
+        if (go[0] == 0.0) {
+            stopped = true;
+            return;
+        }
+        if (global && go[1] > 0)
+            if (const double left = go[1] - t.now(); left > 0) ops::compute(t, work::busy(left));
+        if (!cold) (void)sample(p, 1);
+        const taken x = take(p, out[p].iterations, since);
+        const bool disturbed = x.disturbed;
         if (deciding || x.timed) {
             out[p].samples.push_back(x.per_iteration);
             out[p].overheads.push_back(x.overhead);
+            out[p].disturbed.push_back(disturbed ? 1 : 0);
             spent[p] += x.loop;
         }
     };
-    if (cfg.order == interleave::none) {
+    const auto interrupt_open = [&] {
         for (std::size_t p = 0; p < points; ++p)
+            if (open[p]) out[p].stop = stop_reason::interrupted;
+    };
+    if (stopped) {
+        interrupt_open();
+        return out;
+    }
+    if (cfg.order == interleave::none) {
+        for (std::size_t p = 0; p < points && !stopped; ++p)
             for (;;) {
                 run_point(p);
+                if (stopped) break;
                 unsigned char done = 0;
                 if (deciding)
                     if (const auto why = close(p)) done = 1, out[p].stop = *why;
-                detail::share(t, decider, ranks, done);
-                if (done) break;
+                decide(done);
+                if (done) {
+                    open[p] = 0;
+                    break;
+                }
             }
+        if (stopped) interrupt_open();
         return out;
     }
     for (;;) {
@@ -427,10 +617,14 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
         if (order.empty()) break;
         if (cfg.order == interleave::shuffle) std::shuffle(order.begin(), order.end(), rng);
         for (std::size_t p : order) run_point(p);
+        if (stopped) {
+            interrupt_open();
+            break;
+        }
         if (deciding)
             for (std::size_t p : order)
                 if (const auto why = close(p)) open[p] = 0, out[p].stop = *why;
-        detail::share(t, decider, ranks, std::as_writable_bytes(std::span<unsigned char>(open)));
+        decide(open);
     }
     return out;
 }
@@ -438,7 +632,7 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
 namespace detail {
 
 /// `measured` as one vector of doubles for `forward_points`: [samples n, iterations, stop,
-/// short_samples, n samples, n overheads], point after point.
+/// short_samples, n samples, n overheads, n disturbed], point after point.
 inline std::vector<double> pack_points(const std::vector<sampled_point>& measured) {
     std::vector<double> v;
     for (const auto& x : measured) {
@@ -448,6 +642,7 @@ inline std::vector<double> pack_points(const std::vector<sampled_point>& measure
         v.push_back(x.short_samples ? 1.0 : 0.0);
         v.insert(v.end(), x.samples.begin(), x.samples.end());
         v.insert(v.end(), x.overheads.begin(), x.overheads.end());
+        for (std::size_t i = 0; i < x.samples.size(); ++i) v.push_back(i < x.disturbed.size() && x.disturbed[i] ? 1.0 : 0.0);
     }
     return v;
 }
@@ -463,10 +658,11 @@ inline std::vector<sampled_point> unpack_points(const std::vector<double>& v, st
         x.stop = static_cast<stop_reason>(static_cast<int>(v[at + 2]));
         x.short_samples = v[at + 3] != 0.0;
         at += 4;
-        if (at + 2 * n > v.size()) raise<error>(rank, "forward_points: the measurements from rank ", from, " are cut short");
+        if (at + 3 * n > v.size()) raise<error>(rank, "forward_points: the measurements from rank ", from, " are cut short");
         x.samples.assign(v.begin() + static_cast<std::ptrdiff_t>(at), v.begin() + static_cast<std::ptrdiff_t>(at + n));
         x.overheads.assign(v.begin() + static_cast<std::ptrdiff_t>(at + n), v.begin() + static_cast<std::ptrdiff_t>(at + 2 * n));
-        at += 2 * n;
+        for (std::size_t i = 0; i < n; ++i) x.disturbed.push_back(v[at + 2 * n + i] != 0.0 ? 1 : 0);
+        at += 3 * n;
     }
     return out;
 }

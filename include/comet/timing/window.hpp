@@ -5,7 +5,7 @@
 //   comet::global_clock g(t);                              // timing/global_clock.hpp
 //   comet::windowed_point w = comet::measure_windowed(t, g, {}, comet::window_measure::window,
 //                                                     [&] { comet::ops::allreduce_sum(t, v); });
-//   // on rank 0: w.samples[r] for each reduction r (stats/rank_reduction.hpp), w.overruns, ...
+//   // on rank 0: w.samples[r] for each reduction r (stats/rank_reduction.hpp), w.late, ...
 //
 // Why windows. Timing N back-to-back operations and dividing by N (what most benchmarks do)
 // measures a pipeline, not an operation: a linear broadcast's root sends the next operation's
@@ -22,20 +22,34 @@
 //      at least 5 µs. Three runs see little of an operation's spread, and every time one
 //      measurement outlasts its window the next one is lost: with twice the longest part and no
 //      floor, 38% of the measurements of the default operations overran on two threads ranks
-//      of a 2-core machine (0.5 µs operations in 2 µs windows); with four times, at least
-//      5 µs, and "late" a tenth of a window (step 4), 5%.
+//      of a 2-core machine (0.5 µs operations in 2 µs windows).
 //      The announcement's broadcast is timed the same way;
 //   3. a batch: rank 0 announces a start S on the global clock, four announcement times ahead
 //      (plus one window), by a broadcast. Measurement i belongs to the window beginning at
 //      S + i·w: each rank waits for it (`compute(work::busy)`: a simulated machine charges the
 //      wait in virtual time), reads the global clock, runs the operation, reads it again;
-//   4. rank 0 gathers every rank's starts and ends. A measurement is an overrun when any rank
-//      started it later than a tenth of a window after its window began — it was still busy
-//      with the last one (or was descheduled), so the ranks did not start together. Overruns are
-//      counted and never used. A batch in which more than `max_overrun_fraction` of the
-//      measurements overran is thrown away and run again with the window doubled (at most
-//      `max_widenings` times; then the last batch's valid measurements are kept and the point
-//      says it gave up).
+//   4. rank 0 gathers every rank's starts and ends. A measurement is valid only if every rank
+//      started it within the tolerance of its window's start: the largest error bound of any
+//      rank's global clock (two ranks' views of one global moment are at most that far apart)
+//      plus a small fixed slack (`late_slack`, 1 µs: reading a clock after the wait). The
+//      tolerance does not grow with the window: a rank that was still busy with the last
+//      operation, or was descheduled, started late and the ranks did not start together, however
+//      wide the window has become. Late measurements are dropped and counted (as ReproMPI counts
+//      valid against total repetitions), never used; so are those during which a rank was
+//      disturbed (its transport's count of disturbances moved: core/concepts.hpp);
+//   5. batches run until at least `measurements` valid ones are kept (every valid one of the
+//      last batch is), or `max_attempts` × measurements were made. A batch in which more than `max_overrun_fraction` started late widens the
+//      window for the next (doubling, at most `max_widenings` times: operations longer than the
+//      calibration saw). A point that ends with fewer than half the valid measurements it
+//      wanted is flagged as a whole: its windows kept failing (`describe_window`).
+//
+// Before a point the global clock is synchronised again when any rank's error bound has grown
+// past `resync_error` (drift makes it grow with the time since the last sync), so that the
+// tolerance stays what the clock can do, not what an old sync allows.
+//
+// Interrupts: rank 0 asks `window_config::stop` before every batch and sends the answer with
+// the announcement, so a stop request ends the point within one batch on every rank, with the
+// valid measurements made so far.
 //
 // The pipelined measurement is the same machinery with `pipeline` operations back to back in
 // each window: every rank's time is divided by N, so both read on one scale and their
@@ -57,13 +71,18 @@
 #include <comet/core/work.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/stats/rank_reduction.hpp>
+#include <comet/stats/record.hpp>
+#include <comet/stats/validity.hpp>
 #include <comet/timing/global_clock.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstddef>
 #include <span>
+#include <stop_token>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -77,46 +96,60 @@ enum class window_measure : unsigned char {
 
 constexpr std::string_view to_string(window_measure m) noexcept { return m == window_measure::window ? "window" : "pipelined"; }
 
-/// How a windowed point is measured. All ranks pass the same values (@pre).
+/// How a windowed point is measured. All ranks pass the same values (@pre), but for `stop`,
+/// which only rank 0 reads.
 struct window_config {
-    /// Measurements per point that are kept (the seed's `numbench`); each gives one sample of
+    /// Valid measurements a point keeps (the seed's `numbench`); each gives one sample of
     /// every reduction.
     std::size_t measurements = 20;
     /// Operations back to back in one pipelined measurement (N).
     std::size_t pipeline = 8;
     /// The first window's length in seconds; 0 calibrates it (see the top of this header). A
-    /// given window still widens when measurements overrun it.
+    /// given window still widens when measurements start late.
     double window_seconds = 0.0;
     /// Untimed operations before the calibration.
     std::size_t warmup = 2;
-    /// A batch in which more than this fraction of the measurements overran is run again with
-    /// the window doubled.
+    /// A batch in which more than this fraction of the measurements started late widens the
+    /// window for the next.
     double max_overrun_fraction = 0.1;
     /// How often a point's window may be doubled.
-    int max_widenings = 10;
+    int max_widenings = 4;
+    /// Measurements a point may make, as a multiple of `measurements`, before it gives up.
+    std::size_t max_attempts = 10;
+    /// The fixed part of the tolerance of a start (seconds; the other part is the clock's error).
+    double late_slack = 1e-6;
+    /// The global clock is synchronised again before a point when any rank's error bound has
+    /// passed this (seconds).
+    double resync_error = 10e-6;
     /// The rank whose own time `rank_reduction::designated` reports (a rooted operation's root).
     int designated = 0;
+    /// Read on rank 0 before every batch: once a stop is requested the point ends there.
+    std::stop_token stop = {};
 };
 
-/// What a windowed point measured. `samples` are complete on rank 0 only (empty elsewhere);
-/// the rest is the same on every rank.
+/// What a windowed point measured. `samples`, `late`, `tolerance` and `kept` are complete on
+/// rank 0 only; the rest is the same on every rank.
 struct windowed_point {
-    /// Seconds per operation, one per kept measurement, for each reduction in the order of
+    /// Seconds per operation, one per valid measurement, for each reduction in the order of
     /// `all_rank_reductions`.
     std::array<std::vector<double>, all_rank_reductions.size()> samples;
-    double window = 0.0;           ///< the window the kept measurements ran in (s)
-    double lead = 0.0;             ///< how far ahead the start was announced (s)
+    double window = 0.0;           ///< the last window (s)
+    double lead = 0.0;             ///< how far ahead the last start was announced (s)
+    double tolerance = 0.0;        ///< the largest tolerance a start had (clock error + slack, s)
     int widenings = 0;             ///< how often the window was doubled
-    std::size_t measurements = 0;  ///< measurements made, every batch included
-    std::size_t overruns = 0;      ///< of those, the overruns (never used)
-    bool gave_up = false;          ///< still overrunning after `max_widenings` doublings
-    double clock_error = 0.0;      ///< the largest estimated error of any rank's global clock (s)
-    /// Which measurements of the last batch were kept (indices 0..measurements−1 of that batch,
-    /// rising; on rank 0): the body's last `window_config::measurements` calls on every rank are
-    /// that batch, so a body that logs figures of its own can pick the kept ones.
+    std::size_t attempts = 0;      ///< measurements made, valid or not
+    std::size_t late = 0;          ///< of those, the ones some rank started late (never used)
+    std::size_t preempted = 0;     ///< of the others, the ones during which some rank was disturbed (never used)
+    bool gave_up = false;          ///< fewer valid measurements than wanted after `max_attempts`
+    bool interrupted = false;      ///< a stop request ended the point
+    double clock_error = 0.0;      ///< the largest estimated error of any rank's global clock at its sync (s)
+    /// For each valid measurement, in order, the index among every call of the body that
+    /// `measure_windowed` made (warm-up and calibration included; on rank 0), so that a body
+    /// that logs figures of its own on each call can pick those of the valid measurements.
     std::vector<std::size_t> kept;
 
     const std::vector<double>& of(rank_reduction r) const { return samples[static_cast<std::size_t>(r)]; }
+    std::size_t valid() const { return samples[0].size(); }
 };
 
 namespace detail::window {
@@ -131,8 +164,12 @@ inline void check(int rank, int p, std::string_view who, const window_config& c)
         raise<invalid_argument>(rank, who, ": window.window_seconds = ", c.window_seconds, " is not >= 0 seconds");
     if (!(c.max_overrun_fraction >= 0.0 && c.max_overrun_fraction <= 1.0))
         raise<invalid_argument>(rank, who, ": window.max_overrun_fraction = ", c.max_overrun_fraction, " is not in [0, 1]");
-    if (c.max_widenings < 0 || c.max_widenings > 60)
-        raise<invalid_argument>(rank, who, ": window.max_widenings = ", c.max_widenings, " is not in 0..60");
+    if (c.max_widenings < 0 || c.max_widenings > 30)
+        raise<invalid_argument>(rank, who, ": window.max_widenings = ", c.max_widenings, " is not in 0..30");
+    if (c.max_attempts < 1 || c.max_attempts > 1000)
+        raise<invalid_argument>(rank, who, ": window.max_attempts = ", c.max_attempts, " is not in 1..1000");
+    for (const auto& [name, v] : {std::pair{"late_slack", c.late_slack}, std::pair{"resync_error", c.resync_error}})
+        if (!(v > 0.0) || !std::isfinite(v)) raise<invalid_argument>(rank, who, ": window.", name, " = ", v, " is not > 0 seconds");
     if (c.designated < 0 || c.designated >= p)
         raise<invalid_argument>(rank, who, ": window.designated rank ", c.designated, " is outside 0..", p - 1);
 }
@@ -149,11 +186,11 @@ void wait_until(T& t, global_clock<T>& g, double global) {
 }
 
 /// The longest time any rank spent in one of `runs` runs of `body`, and in one broadcast of an
-/// announcement (a double from rank 0), each after a barrier; the same on every rank.
+/// announcement (two doubles from rank 0), each after a barrier; the same on every rank.
 template <transport T, class Body>
 std::array<double, 2> longest_parts(T& t, std::size_t runs, Body&& body) {
     std::array<double, 2> longest{0.0, 0.0};
-    std::array<double, 1> announcement{0.0};
+    std::array<double, 2> announcement{0.0, 0.0};  // as measure_windowed's: a start and a stop
     for (std::size_t i = 0; i < runs; ++i) {
         ops::barrier(t);
         double s = t.now();
@@ -187,13 +224,15 @@ windowed_point measure_windowed(T& t, global_clock<T>& g, const window_config& c
     const int me = t.rank(), p = t.size();
     detail::window::check(me, p, "measure_windowed", c);
     const std::size_t per = how == window_measure::pipelined ? c.pipeline : 1;
+    std::size_t calls = 0;  // of the body, on this rank
     const auto operations = [&] {
-        for (std::size_t k = 0; k < per; ++k) body();
+        for (std::size_t k = 0; k < per; ++k, ++calls) body();
     };
 
     windowed_point out;
+    if (g.needs_resync(c.resync_error)) g.resync();
     out.clock_error = g.max_estimated_error();
-    for (std::size_t i = 0; i < c.warmup; ++i) {
+    for (std::size_t i = 0; i < c.warmup; ++i, ++calls) {
         ops::barrier(t);
         body();
     }
@@ -201,63 +240,105 @@ windowed_point measure_windowed(T& t, global_clock<T>& g, const window_config& c
     out.window = c.window_seconds > 0.0 ? c.window_seconds : std::max(4 * part + 4 * out.clock_error, 5e-6);
 
     const std::size_t m = c.measurements;
-    std::vector<double> mine(2 * m);  // starts, then ends
-    std::vector<double> all(me == 0 ? 2 * m * static_cast<std::size_t>(p) : 0);
+    // Per rank and measurement: start and end in global time, whether the rank was disturbed
+    // during it (core/concepts.hpp, counts_disturbances); then the rank's clock error bound.
+    const std::size_t stride = 3 * m + 1;
+    std::vector<double> mine(stride);
+    std::vector<double> all(me == 0 ? stride * static_cast<std::size_t>(p) : 0);
+    std::vector<double> starts(static_cast<std::size_t>(p)), ends(static_cast<std::size_t>(p));
     for (;;) {
         out.lead = 4 * announce + out.window;
-        std::array<double, 1> announcement{me == 0 ? g.now() + out.lead : 0.0};
+        // {first window's start on the global clock, stop (a stop request on rank 0)}
+        std::array<double, 2> announcement{me == 0 ? g.now() + out.lead : 0.0, me == 0 && c.stop.stop_requested() ? 1.0 : 0.0};
         ops::broadcast(t, 0, std::as_writable_bytes(std::span(announcement)));
+        if (announcement[1] != 0.0) {
+            out.interrupted = true;
+            return out;
+        }
         const auto window_start = [&, first = announcement[0]](std::size_t i) { return first + static_cast<double>(i) * out.window; };
+        const std::size_t first_call = calls;
         for (std::size_t i = 0; i < m; ++i) {
             detail::window::wait_until(t, g, window_start(i));
+            const std::uint64_t before = ops::disturbances(t);
             mine[i] = g.now();
             operations();
             mine[m + i] = g.now();
+            mine[2 * m + i] = ops::disturbances(t) != before ? 1.0 : 0.0;
         }
+        mine[3 * m] = g.error_bound();
         ops::gather(t, 0, std::as_bytes(std::span(mine)), std::as_writable_bytes(std::span(all)));
 
-        // Rank 0 finds the overruns and decides; the decision reaches every rank.
-        std::array<double, 3> decision{0.0, 0.0, 0.0};  // {widen, overruns in this batch, gave up}
-        std::vector<char> valid;
+        // Rank 0 keeps the measurements every rank started on time and decides; the decision
+        // reaches every rank.
+        std::array<double, 2> decision{0.0, 0.0};  // {widen, done}
         if (me == 0) {
-            valid.assign(m, 1);
-            const double late = 0.1 * out.window;
-            for (int r = 0; r < p; ++r) {
-                const double* starts = all.data() + 2 * m * static_cast<std::size_t>(r);
-                for (std::size_t i = 0; i < m; ++i)
-                    if (starts[i] > window_start(i) + late) valid[i] = 0;
+            double worst = 0.0;
+            for (int r = 0; r < p; ++r) worst = std::max(worst, all[stride * static_cast<std::size_t>(r) + 3 * m]);
+            const double tolerance = worst + c.late_slack;
+            out.tolerance = std::max(out.tolerance, tolerance);
+            std::size_t late = 0;
+            for (std::size_t i = 0; i < m; ++i) {
+                bool on_time = true, disturbed = false;
+                for (int r = 0; r < p; ++r) {
+                    const auto at = stride * static_cast<std::size_t>(r);
+                    starts[static_cast<std::size_t>(r)] = all[at + i];
+                    ends[static_cast<std::size_t>(r)] = all[at + m + i];
+                    on_time = on_time && all[at + i] <= window_start(i) + tolerance;
+                    disturbed = disturbed || all[at + 2 * m + i] != 0.0;
+                }
+                if (!on_time) {
+                    ++late;
+                    continue;
+                }
+                if (disturbed) {
+                    ++out.preempted;
+                    continue;
+                }
+                out.kept.push_back(first_call + i * per);
+                for (std::size_t k = 0; k < all_rank_reductions.size(); ++k)
+                    out.samples[k].push_back(reduce_ranks({starts, ends}, all_rank_reductions[k], static_cast<std::size_t>(c.designated)) /
+                                             static_cast<double>(per));
             }
-            const auto overran = static_cast<std::size_t>(std::count(valid.begin(), valid.end(), 0));
-            const bool widen = static_cast<double>(overran) > c.max_overrun_fraction * static_cast<double>(m);
-            const bool may_widen = out.widenings < c.max_widenings;
-            decision = {widen && may_widen ? 1.0 : 0.0, static_cast<double>(overran), widen && !may_widen ? 1.0 : 0.0};
+            out.late += late;
+            const bool widen = static_cast<double>(late) > c.max_overrun_fraction * static_cast<double>(m) && out.widenings < c.max_widenings;
+            const bool done = out.valid() >= m || out.attempts + m >= c.max_attempts * m;
+            decision = {widen ? 1.0 : 0.0, done ? 1.0 : 0.0};
         }
         ops::broadcast(t, 0, std::as_writable_bytes(std::span(decision)));
-        out.measurements += m;
-        out.overruns += static_cast<std::size_t>(decision[1]);
+        out.attempts += m;
         if (decision[0] != 0.0) {
             out.window *= 2;
             ++out.widenings;
-            continue;
         }
-        out.gave_up = decision[2] != 0.0;
-        if (me == 0) {
-            std::vector<double> starts(static_cast<std::size_t>(p)), ends(static_cast<std::size_t>(p));
-            for (std::size_t i = 0; i < m; ++i) {
-                if (!valid[i]) continue;
-                out.kept.push_back(i);
-                for (int r = 0; r < p; ++r) {
-                    starts[static_cast<std::size_t>(r)] = all[2 * m * static_cast<std::size_t>(r) + i];
-                    ends[static_cast<std::size_t>(r)] = all[2 * m * static_cast<std::size_t>(r) + m + i];
-                }
-                for (std::size_t k = 0; k < all_rank_reductions.size(); ++k)
-                    out.samples[k].push_back(reduce_ranks({starts, ends}, all_rank_reductions[k],
-                                                          static_cast<std::size_t>(c.designated)) /
-                                             static_cast<double>(per));
-            }
-        }
-        return out;
+        if (decision[1] != 0.0) break;
     }
+    std::array<double, 1> gave_up{me == 0 && out.valid() < m ? 1.0 : 0.0};
+    ops::broadcast(t, 0, std::as_writable_bytes(std::span(gave_up)));
+    out.gave_up = gave_up[0] != 0.0;
+    return out;
+}
+
+/// Writes into `rec` how windowed point `m` was measured (on rank 0; its samples are the
+/// caller's, one per valid measurement): the measurements dropped for a late start, the values
+/// `window`, `widenings`, `tolerance` and `clock_error`, one iteration per sample (N when
+/// pipelined), the stop reason ("fixed", or "interrupted"), and, when fewer than
+/// `c.measurements` were valid, a note — or a flag on the whole point when fewer than half
+/// were: its windows kept failing, and it is not reported.
+inline void describe_window(record& rec, const windowed_point& m, const window_config& c, std::size_t per = 1) {
+    add_dropped(rec, "late_start", m.late);
+    add_dropped(rec, "preempted", m.preempted);
+    rec.values.set("window", m.window).set("widenings", m.widenings).set("tolerance", m.tolerance).set("clock_error", m.clock_error);
+    rec.iterations = per;
+    rec.stop = m.interrupted ? "interrupted" : "fixed";
+    const auto us = [](double s) { return std::to_string(static_cast<long long>(std::llround(s * 1e6))); };
+    const std::string valid = std::to_string(m.valid()) + " of " + std::to_string(m.attempts) + " measurements valid (started on time, undisturbed)";
+    if (m.interrupted)
+        rec.notes.push_back("interrupted: " + valid);
+    else if (2 * m.valid() < c.measurements)
+        add_flag(rec, "point", "its windows kept failing: " + valid + " (tolerance " + us(m.tolerance) + " us, window " + us(m.window) +
+                                   " us after " + std::to_string(m.widenings) + " doublings)");
+    else if (m.valid() < c.measurements)
+        rec.notes.push_back("only " + valid + ", " + std::to_string(c.measurements) + " wanted");
 }
 
 }  // namespace comet

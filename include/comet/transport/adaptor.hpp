@@ -25,6 +25,7 @@
 #include <comet/core/types.hpp>
 #include <comet/core/work.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -199,6 +200,12 @@ public:
         requires progress_transport<Inner>
     {
         inner_->progress();
+    }
+    /// The inner transport's count of this rank's disturbances (it carries no message).
+    std::uint64_t disturbances()
+        requires counts_disturbances<Inner>
+    {
+        return static_cast<std::uint64_t>(inner_->disturbances());
     }
 
 private:

@@ -128,6 +128,7 @@
 
 #include <comet/core/checks.hpp>
 #include <comet/core/concepts.hpp>
+#include <comet/core/preemptions.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
 #include <comet/core/work.hpp>
@@ -140,6 +141,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <exception>
 #include <cmath>
 #include <limits>
@@ -183,6 +185,12 @@ struct options {
     /// partly filled, unreported). It costs that allreduce on every such collective, so it is
     /// off by default: a measured collective is MPI's alone.
     bool check_collectives = false;
+    /// Report the operating system's preemptions of a rank as its disturbances (transport::
+    /// disturbances), so that the measurement engines keep a sample during which a rank lost
+    /// its CPU out of the statistics. Only where this host runs no more of the communicator's
+    /// ranks than the process may use CPUs: with more, ranks take the CPU from each other all
+    /// the time, and that is the run's own cost, not a disturbance of it.
+    bool count_preemptions = true;
 };
 
 namespace detail {
@@ -315,6 +323,16 @@ public:
         int found = 0;
         MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &found);
         clock_is_global_ = found && global && *global != 0;
+        if (o.count_preemptions) {
+            // This host's ranks of the communicator (collective, as the duplication above).
+            MPI_Comm here = MPI_COMM_NULL;
+            int local = 1;
+            if (MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &here) == MPI_SUCCESS) {
+                MPI_Comm_size(here, &local);
+                MPI_Comm_free(&here);
+            }
+            counts_preemptions_ = local <= usable_cpu_count(local);
+        }
     }
     transport(const transport&) = delete;
     transport& operator=(const transport&) = delete;
@@ -408,6 +426,10 @@ public:
 
     /// MPI_Wtime, in seconds.
     double now() const noexcept { return MPI_Wtime(); }
+    /// How often the operating system took the CPU from this rank's thread so far (its
+    /// involuntary context switches: core/preemptions.hpp); the measurement engines keep a
+    /// sample during which that happened to a rank out of the statistics.
+    std::uint64_t disturbances() const noexcept { return counts_preemptions_ ? involuntary_switches() : 0; }
 
     // ---- native operations ----
 
@@ -1057,6 +1079,7 @@ private:
     int rank_ = 0;
     int size_ = 0;
     bool clock_is_global_ = false;
+    bool counts_preemptions_ = false;  ///< options::count_preemptions, and no more ranks here than CPUs
     bool guarded_ = false;
     bool check_collectives_ = false;
     double watchdog_s_ = 0;  ///< options::watchdog_s

@@ -34,6 +34,9 @@
 // and no nonblocking collectives (NX/2 had none): kernels that need them report "not supported".
 // `send` is csend and may wait for a buffer, as standard-send semantics allow.
 //
+// OS noise: `add_detours` puts detours on a node's CPU, each taking it as an interrupt handler of
+// its length would (world.hpp); comet::noisy (transport/decorators/noisy.hpp) registers them.
+//
 // Determinism: one event queue ordered by (time, sequence); no decision depends on the host.
 // Deadlock (every rank waits, no event pending) raises `deadlock_error` on every rank, naming
 // what each waits for; an exception on one rank stops all and `run` rethrows it.
@@ -51,6 +54,7 @@
 
 #include <bit>
 #include <climits>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -339,6 +343,33 @@ public:
     /// always 0 with retransmission off). A count since the run began: a decorator that traces
     /// one part of the run takes the difference (tracing.hpp).
     std::uint64_t retransmissions() const noexcept { return counters().retransmissions; }
+
+    /// Puts detours (OS noise) on this node's CPU from now on: `next()` gives them in order of
+    /// start, without end, each with `start` and `length` in seconds of now()'s clock. Each takes
+    /// the node's CPU for its length whatever the rank does, as an interrupt handler of that cost
+    /// would (world.hpp). Returns the handle for `remove_detours` and `detours`. What
+    /// comet::noisy calls: not forwarded by decorators, whose time bases may differ.
+    template <class Next>
+        requires requires(Next& n) {
+            { n().start } -> std::convertible_to<double>;
+            { n().length } -> std::convertible_to<double>;
+        }
+    std::size_t add_detours(Next next) {
+        return world_->add_detours(rank_, [next = std::move(next)]() mutable {
+            const auto d = next();
+            return detail::detour{from_seconds(d.start), from_seconds(d.length)};
+        });
+    }
+    /// No further detours from `handle`'s schedule.
+    void remove_detours(std::size_t handle) noexcept { world_->remove_detours(handle); }
+    /// How many of `handle`'s detours came so far, and their total length.
+    const detour_counters& detours(std::size_t handle) const noexcept { return world_->detours(handle); }
+    /// The detours that began on this node so far plus those that ended (core/concepts.hpp,
+    /// counts_disturbances): a reading moves across any stretch a detour overlaps, so the
+    /// measurement engines see the simulated machine's noise as a real machine's preemptions.
+    /// Always 0 on a machine without detours, and the engines then exchange the same messages
+    /// as on one with them: a noisy run and a quiet one measure the same protocol.
+    std::uint64_t disturbances() const noexcept { return world_->disturbances(rank_); }
 
 private:
     /// Takes a completed op's status and gives the op back; raises its truncation.

@@ -30,6 +30,7 @@
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/function_ref.hpp>
+#include <comet/core/preemptions.hpp>
 #include <comet/core/types.hpp>
 #include <comet/core/work.hpp>
 #include <comet/transport/threads/channel.hpp>
@@ -38,6 +39,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -334,6 +336,11 @@ public:
     }
     /// All ranks read the same steady clock.
     bool clock_is_global() const noexcept { return true; }
+    /// How often the operating system took the CPU from the calling thread so far (its
+    /// involuntary context switches: core/preemptions.hpp); the measurement engines keep a
+    /// sample during which that happened to a rank out of the statistics. Always 0 when the run
+    /// has more ranks than CPUs, or options::count_preemptions is off.
+    std::uint64_t disturbances() const noexcept { return world_->counts_preemptions() ? involuntary_switches() : 0; }
     /// A rank's transport may be called from a thread other than the one `run` gave it, one
     /// thread at a time, handed over by a synchronising operation (a progress thread:
     /// nbc/progress_thread.hpp): it keeps no per-thread state.

@@ -63,7 +63,7 @@ result_set shift_matrix(T& t, const matrix_config& cfg = {}) {
         for (int d : cfg.dims) {
             distributed_matrix m(mesh, t.rank(), d);
             record rec = detail::matrix_record("shift_matrix", d, t.size());
-            rec.params.set("form", std::string(to_string(swap_form_of<T>())));
+            rec.values.set("form", std::string(to_string(swap_form_of<T>())));
             rec.params.set("direction", std::string(to_string(dir)));
             detail::matrix_point(
                 t, cfg, m, std::move(rec), [&] { shift_matrix(t, m, dir, cfg.tag); },

@@ -66,7 +66,7 @@ result_set transpose(T& t, const matrix_config& cfg = {}) {
     for (int d : cfg.dims) {
         distributed_matrix m(mesh, t.rank(), d);
         record rec = detail::matrix_record("transpose", d, t.size());
-        rec.params.set("form", std::string(to_string(swap_form_of<T>())));
+        rec.values.set("form", std::string(to_string(swap_form_of<T>())));
         detail::matrix_point(
             t, cfg, m, std::move(rec), [&] { transpose(t, m, cfg.tag); },
             [](std::int64_t applied) { return matrix_expectation::transpose(applied); }, out);

@@ -19,15 +19,18 @@
 #include <comet/kernels/nist/applications.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/stats/validity.hpp>
 #include <comet/transport/decorators/dilated.hpp>
 #include <comet/transport/decorators/tracing.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
 #include <functional>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +59,9 @@ struct study_config {
     /// The rank that returns the records.
     int test_node = 0;
     std::function<void(const record&)> on_point = {};
+    /// Read on the test node before each run: once a stop is requested the study ends there,
+    /// with the records of the factors it ran.
+    std::stop_token stop = {};
 };
 
 namespace detail {
@@ -147,16 +153,46 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
     const int me = t.rank(), p = t.size();
     detail::check_study(me, p, app, cfg);
     result_set out;
+    // A stop request, the same on every rank: the test node's, read after each trial and shared
+    // in the same allreduce as whether a rank was disturbed during it (one collective between
+    // trials, the only messages that are not the application's).
+    // A disturbance counts against the next trial from the allreduce after the previous one (the
+    // first: from one before it, which also holds up the ranks until one that comes late from what
+    // ran before is there, and shares a stop requested before the study: no trial then runs).
+    std::uint64_t seen = ops::disturbances(t);
+    bool hit_last = false;        // the trial before was disturbed
+    bool first_of_study = true;   // the trial about to run is the study's first
+    std::array<double, 1> stop_first{me == cfg.test_node && cfg.stop.stop_requested() ? 1.0 : 0.0};
+    ops::allreduce_max(t, std::span<double>(stop_first));
+    bool stopped = stop_first[0] != 0.0;
     for (setting s : cfg.settings) {
+        if (stopped) break;
         std::vector<dilated_run> runs;
         std::vector<record> records;
         for (double d : cfg.dilations) {
+            if (stopped) break;
             std::vector<double> samples;
+            std::vector<std::size_t> disturbed;  // the trials during which some rank was disturbed
+            std::vector<std::size_t> carried;    // the undisturbed trials right after a disturbed one
+            std::size_t trials = 0;
             service_states last;
+            bool last_clean = false;  // `last` is a trial no rank was disturbed in
+            bool last_first = false;  // `last` is the study's first trial
             application_result result;
             std::uint64_t data_messages = 0, control_messages = 0;
             for (std::size_t trial = 0; trial < cfg.trials; ++trial) {
+                if (stopped) break;
+                ++trials;
                 const auto [mine, r] = detail::traced_run(t, app, cfg, s, d);
+                // Whether any rank lost its CPU to something else during the run, or during the
+                // allreduce before it, which a rank held up there leaves late and so starts the
+                // run late (core/concepts.hpp, counts_disturbances): its E is then not the
+                // application's.
+                const std::uint64_t now = ops::disturbances(t);
+                std::array<double, 2> hit{now != seen ? 1.0 : 0.0, me == cfg.test_node && cfg.stop.stop_requested() ? 1.0 : 0.0};
+                seen = now;
+                ops::allreduce_max(t, std::span<double>(hit));
+                stopped = hit[1] != 0.0;
                 result = r;
                 // Every message the trace saw is one the application counted, as data or control.
                 if (mine.sent != r.messages_sent + r.control_sent)
@@ -176,21 +212,48 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
                     data_messages += u.data_messages;
                     control_messages += u.control_messages;
                 }
-                last = combine(ranks);
-                samples.push_back(last.elapsed / d);
+                // The row's service states come from the last clean trial: undisturbed, after an
+                // undisturbed one (or first), since a run starts from what the one before left (a
+                // disturbed run's late messages and staggered ranks; on the simulated iPSC/860 a
+                // mesh run after a disturbed one read 0.5% faster, its physical time 22% shorter).
+                // The last trial when none was clean: the record then has no valid sample.
+                const service_states states = combine(ranks);
+                const bool after_disturbed = hit_last;
+                hit_last = hit[0] != 0.0;
+                if (hit_last) disturbed.push_back(samples.size());
+                else if (after_disturbed) carried.push_back(samples.size());
+                const bool clean = !hit_last && !after_disturbed;
+                if (clean || !last_clean) last = states, last_clean = clean, last_first = first_of_study;
+                first_of_study = false;
+                samples.push_back(states.elapsed / d);
             }
-            if (me != cfg.test_node) continue;
+            if (trials == 0 || me != cfg.test_node) continue;
             runs.push_back({d, last});
             const service_states n = last.normalised(d);
             record rec{std::string(to_string(app)), params{}, std::move(samples)};
             rec.params.set("application", std::string(to_string(app))).set("setting", std::string(to_string(s))).set("dilation", d).set("nodes", p);
-            rec.params.set("user", n.user).set("logical", n.logical).set("physical", n.physical).set("overhead", n.overhead);
-            rec.params.set("lm_percent", n.logical_message_percent).set("mean_logical", n.mean_logical);
-            rec.params.set("max_logical", n.max_logical).set("data_messages", static_cast<std::int64_t>(data_messages));
-            rec.params.set("control_messages", static_cast<std::int64_t>(control_messages));
-            if (n.retries_known) rec.params.set("retries", static_cast<std::int64_t>(n.retries));
-            rec.params.set("grain", result.grain);
             rec.params.set("trials", static_cast<std::int64_t>(cfg.trials));
+            rec.values.set("user", n.user).set("logical", n.logical).set("physical", n.physical).set("overhead", n.overhead);
+            rec.values.set("lm_percent", n.logical_message_percent).set("mean_logical", n.mean_logical);
+            rec.values.set("max_logical", n.max_logical).set("data_messages", static_cast<std::int64_t>(data_messages));
+            rec.values.set("control_messages", static_cast<std::int64_t>(control_messages));
+            if (n.retries_known) rec.values.set("retries", static_cast<std::int64_t>(n.retries));
+            rec.values.set("grain", result.grain);
+            if (!last_clean)
+                add_flag(rec, "point", "no clean trial (each was disturbed, a rank losing its CPU, or came right after one that was): the service states are not the application's");
+            // The study's first trial starts from what ran before it (other kernels, cold
+            // caches and buffers): its states differ from the later trials' (on the simulated
+            // iPSC/860, ring's logical time 4.5 us in the first, 0 in the others), so states
+            // read from it, when the later trials were disturbed, are flagged.
+            if (last_clean && last_first && trials > 1)
+                for (const char* v : {"user", "logical", "physical", "overhead"})
+                    add_flag(rec, v, "from the study's first trial (the later ones were disturbed), which starts from what ran before");
+            for (std::size_t i : disturbed) mark_invalid(rec, i, "preempted");
+            for (std::size_t i : carried) mark_invalid(rec, i, "after_preempted");
+            if (trials < cfg.trials) {
+                rec.stop = "interrupted";
+                rec.notes.push_back("interrupted after " + std::to_string(trials) + " of " + std::to_string(cfg.trials) + " trials");
+            }
             records.push_back(std::move(rec));
         }
         if (me != cfg.test_node) continue;
@@ -202,12 +265,18 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
         } catch (const invalid_argument& x) {
             why = x.what();
         }
+        // A speedup reads E_1 and E_D, equation 1 every factor: a flagged run flags them.
+        const bool any_flagged = std::any_of(records.begin(), records.end(), [](const record& r) { return !usable(r); });
+        const auto one = std::find_if(records.begin(), records.end(), [](const record& r) { return r.params.number("dilation") == 1.0; });
+        const bool one_flagged = one != records.end() && !usable(*one);
         for (std::size_t i = 0; i < records.size(); ++i) {
             record& rec = records[i];
+            if (one_flagged || !usable(rec)) add_flag(rec, "speedup", "E_1 or E_D is flagged");
+            if (any_flagged) add_flag(rec, "estimate", "a run of the setting is flagged");
             if (e) {
-                rec.params.set("speedup", e->speedup[i]).set("estimate_residual", e->residual);
+                rec.values.set("speedup", e->speedup[i]).set("estimate_residual", e->residual);
                 // An estimate that misses the measurements is named in a note, not printed as one.
-                if (e->holds) rec.params.set("estimate", e->estimated[i]).set("estimate_b1", e->b1).set("estimate_b0", e->b0);
+                if (e->holds) rec.values.set("estimate", e->estimated[i]).set("estimate_b1", e->b1).set("estimate_b0", e->b0);
                 if (!e->note.empty()) rec.notes.push_back("equation 1: " + e->note);
             } else {
                 rec.notes.push_back("equation 1 not fitted: " + why);

@@ -25,6 +25,8 @@ enum class event_kind : std::uint8_t {
     handler_end,   ///< an interrupt handler finished on `node`: its effects happen now
     net_timeout,   ///< a header waiting for a channel gives up (retransmission option)
     net_retry,     ///< a transmission that gave up is sent again
+    detour,        ///< a detour (OS noise) of `node`'s CPU is due; `tag`: its schedule's handle
+    detour_end,    ///< the detour running on `node`'s kernel ends
 };
 
 struct event {

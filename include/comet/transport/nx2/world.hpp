@@ -40,6 +40,17 @@
 // while one polls (msgdone, iprobe) for the `idle_poll_limit`-th time in a row. Every waiting
 // rank then raises `deadlock_error` listing what each rank waits or polls for. A rank that throws
 // stops the run: the others raise `stopped` at their next call into NX/2 (at once if waiting).
+//
+// Detours (OS noise; comet/transport/decorators/noisy.hpp registers them, `add_detours`): a
+// detour takes its node's kernel for its length, as an interrupt handler of that cost would:
+// it steals the time of a process charging CPU, handlers arriving meanwhile queue behind it,
+// and a process woken meanwhile resumes when it ends. One that falls while a handler runs
+// begins when that handler ends, before handlers still queued (a handler is not preempted; the
+// system's own work goes before the messages'). Each schedule is generated lazily, one detour
+// event at a time, and detours never keep a run alive: the run ends when every process has,
+// deadlock is declared as if they were not there (a handler they hold back is no deadlock),
+// and a poller's count of idle polls ignores what they push. With no detour registered none of
+// this costs anything.
 #pragma once
 
 #include <comet/core/errors.hpp>
@@ -79,6 +90,14 @@ struct run_statistics {
         for (const auto& n : nodes) t += n;
         return t;
     }
+};
+
+/// What detours (OS noise) took from a node: how many of one schedule's came, and their total
+/// length (each took the node's CPU for its whole length, now or after the handler running).
+struct detour_counters {
+    std::uint64_t count = 0;
+    vtime time = 0;
+    double seconds() const noexcept { return to_seconds(time); }
 };
 
 /// The largest stack a rank may have: 1 GiB (a run maps every rank's stack at once).
@@ -249,6 +268,15 @@ inline std::string describe(const wait_desc& w) {
     return os.str();
 }
 
+/// One detour: a node's CPU taken at `start` for `length`.
+struct detour {
+    vtime start = 0;
+    vtime length = 0;
+};
+
+/// A node's detours in order of start, without end: each call gives the next.
+using detour_stream = std::function<detour()>;
+
 enum class app_state : std::uint8_t { running, charging, blocked, woken, finished };
 enum class stop_reason : std::uint8_t { none, failed, deadlock };
 
@@ -358,7 +386,7 @@ public:
             return;
         }
         n.state = app_state::charging;
-        events_.push(end, event_kind::resume_app, r);
+        push_resume(end, r);
         fibers_.suspend();
         n.state = app_state::running;
     }
@@ -398,12 +426,15 @@ public:
     /// A polling call (msgdone, iprobe, progress) found nothing: the kernel returns what it
     /// owes. Polling while no event is pending anywhere changes nothing; `idle_poll_limit` such
     /// polls in a row are a deadlock (`what` says what this rank polls for in the report).
+    /// Detours are not counted: those pending, and what they pushed since the last poll (their
+    /// own events, a charge they lengthened), change nothing the poll looks at.
     void idle(int r, const wait_desc& what) {
         flush_credits(r);
         node& n = node_of(r);
-        if (!events_.empty() || events_.pushed() != n.poll_mark) {
+        const std::uint64_t pushed = events_.pushed() - noise_pushed_;
+        if (!quiet() || pushed != n.poll_mark) {
             n.idle_polls = 0;
-            n.poll_mark = events_.pushed();
+            n.poll_mark = pushed;
             return;
         }
         if (++n.idle_polls < idle_poll_limit) return;
@@ -411,6 +442,25 @@ public:
         if (n.collective) n.waiting.collective = n.collective;
         declare_deadlock();
         check_stop(r);
+    }
+
+    /// Puts node `r`'s detours from `next` on its kernel from now on (a detour due earlier
+    /// comes now); returns the handle that removes them and reads their counters.
+    std::size_t add_detours(int r, detour_stream next) {
+        if (noise_waiting_.empty()) noise_waiting_.resize(nodes_.size()), noise_edges_.resize(nodes_.size());
+        const detour d = next();
+        const std::size_t handle = noise_.size();
+        noise_.push_back({r, std::move(next), d.length, {}});
+        push_noise(std::max(d.start, now_), event_kind::detour, r, handle);
+        return handle;
+    }
+    /// No further detours from schedule `handle` (one running or waiting still ends as it would).
+    void remove_detours(std::size_t handle) noexcept { noise_[handle].next = nullptr; }
+    const detour_counters& detours(std::size_t handle) const noexcept { return noise_[handle].counted; }
+    /// The detours that began on node `r` so far plus those that ended: a reading moves across
+    /// any stretch of time a detour overlaps, one running at its start included.
+    std::uint64_t disturbances(int r) const noexcept {
+        return noise_edges_.empty() ? 0 : noise_edges_[static_cast<std::size_t>(r)];
     }
 
     void set_collective(int r, const char* what) noexcept { node_of(r).collective = what; }
@@ -882,6 +932,7 @@ private:
         if (!n.kernel_busy) return begin(t);
         (n.irq_tail ? n.irq_tail->irq_next : n.irq_head) = t;
         n.irq_tail = t;
+        ++queued_handlers_;
     }
 
     /// A handler begins: it decides what it will do (matching happens now) and so its cost;
@@ -1014,13 +1065,72 @@ private:
         case wire::release: break;
         }
         free_tx(t);
+        kernel_next(r);
+    }
+
+    /// Node `r`'s kernel is done with what it ran: detours waiting for it go first (as one, their
+    /// lengths added), then the handlers queued.
+    void kernel_next(int r) {
+        node& n = node_of(r);
         n.kernel_busy = false;
+        if (!noise_waiting_.empty())
+            if (const vtime waiting = std::exchange(noise_waiting_[static_cast<std::size_t>(r)], 0))
+                return detour_begins(r, waiting);
         if (transmission* next = n.irq_head) {
             n.irq_head = next->irq_next;
             if (!n.irq_head) n.irq_tail = nullptr;
+            --queued_handlers_;
             begin(next);
         }
     }
+
+    // ---- detours ----
+
+    /// A detour of schedule `handle` is due: the schedule's next one is scheduled, and this one
+    /// takes the kernel now, or after the handler (or detour) running.
+    void detour_due(std::uint64_t handle) {
+        noise_stream& s = noise_[handle];
+        if (!s.next) return;  // removed
+        const vtime length = s.length;
+        const detour d = s.next();
+        s.length = d.length;
+        push_noise(std::max(d.start, now_), event_kind::detour, s.node, handle);
+        ++s.counted.count;
+        s.counted.time += length;
+        if (node_of(s.node).kernel_busy)
+            noise_waiting_[static_cast<std::size_t>(s.node)] += length;
+        else
+            detour_begins(s.node, length);
+    }
+
+    /// A detour takes node `r`'s kernel for `length`, stealing it from a charging process as a
+    /// handler does.
+    void detour_begins(int r, vtime length) {
+        ++noise_edges_[static_cast<std::size_t>(r)];
+        node& n = node_of(r);
+        n.kernel_busy = true;
+        n.kernel_free = now_ + length;
+        if (n.state == app_state::charging && now_ < n.busy_until) n.busy_until += length;
+        push_noise(n.kernel_free, event_kind::detour_end, r);
+    }
+
+    /// Pushes an event of the detours' (none of it counts as progress, `idle`).
+    void push_noise(vtime t, event_kind kind, int r, std::uint64_t handle = 0) {
+        ++noise_pending_;
+        ++noise_pushed_;
+        events_.push(t, kind, r, nullptr, handle);
+    }
+
+    /// Pushes node `r`'s resume at `t`. One pushed while nothing but detours is due is the
+    /// detours' doing (a charge that reaches one, or that one lengthened), not progress (`idle`).
+    void push_resume(vtime t, int r) {
+        if (quiet()) ++noise_pushed_;
+        events_.push(t, event_kind::resume_app, r);
+    }
+
+    /// Whether nothing but detours is pending: no event but theirs, and no handler waiting for a
+    /// kernel (one held back by a detour is work to come). Nothing but noise can happen then.
+    bool quiet() const noexcept { return events_.size() == noise_pending_ && queued_handlers_ == 0; }
 
     /// The sender is done with `msg` (its data left, or it was refused).
     void finish_send(message* msg) {
@@ -1103,7 +1213,7 @@ private:
 
     void loop() {
         for (;;) {
-            if (events_.empty()) {
+            if (quiet()) {  // detours never keep a run alive
                 bool waiting = false;
                 for (int r = 0; r < ranks_; ++r) waiting = waiting || node_of(r).state == app_state::blocked;
                 if (!waiting) return;
@@ -1116,8 +1226,8 @@ private:
             case event_kind::resume_app: {
                 node& n = node_of(e.node);
                 if (n.state == app_state::charging) {
-                    if (now_ < n.busy_until) {  // handlers stole time meanwhile
-                        events_.push(n.busy_until, event_kind::resume_app, e.node);
+                    if (now_ < n.busy_until) {  // handlers (or detours) stole time meanwhile
+                        push_resume(n.busy_until, e.node);
                         break;
                     }
                 } else if (n.state != app_state::woken) {
@@ -1132,6 +1242,15 @@ private:
             case event_kind::handler_end: end(static_cast<transmission*>(e.item)); break;
             case event_kind::net_timeout: net_.timeout(static_cast<transmission*>(e.item), e.tag); break;
             case event_kind::net_retry: net_.retry(static_cast<transmission*>(e.item)); break;
+            case event_kind::detour:
+                --noise_pending_;
+                detour_due(e.tag);
+                break;
+            case event_kind::detour_end:
+                --noise_pending_;
+                ++noise_edges_[static_cast<std::size_t>(e.node)];
+                kernel_next(e.node);
+                break;
             }
         }
     }
@@ -1201,8 +1320,26 @@ private:
     int ranks_;
     vtime now_ = 0;
     event_queue events_;
+    std::size_t queued_handlers_ = 0;  ///< handlers waiting for a busy kernel, every node's
     std::vector<node> nodes_;
     std::vector<node_counters> counters_;
+    // Detours: nothing of them is allocated or touched until one is registered. Before the
+    // fibers: a rank's decorator unwound with its fiber removes its schedule.
+    struct noise_stream {
+        int node;
+        detour_stream next;  ///< empty once removed
+        vtime length;        ///< of the detour due next
+        detour_counters counted;
+    };
+    std::vector<noise_stream> noise_;  ///< by handle
+    /// By node, once a schedule is registered: the detours that began and ended there so far
+    /// (`disturbances`).
+    std::vector<std::uint64_t> noise_edges_;
+    /// By node, once a schedule is registered: detours due while its kernel was busy, their
+    /// lengths added, to run when it is free.
+    std::vector<vtime> noise_waiting_;
+    std::size_t noise_pending_ = 0;   ///< detour and detour_end events in the queue
+    std::uint64_t noise_pushed_ = 0;  ///< events pushed by or for detours
     network net_;
     fiber_set fibers_;
     buffer_pool buffers_;  // before the messages: they give their buffers back to it

@@ -65,6 +65,12 @@ struct options {
     /// beside another under ctest -j2 read a 4 KiB echo at 60 µs instead of 1.5. With more
     /// ranks than CPUs nobody is moved.
     bool pin = true;
+    /// Report the operating system's preemptions of a rank as its disturbances (transport::
+    /// disturbances), so that the measurement engines keep a sample during which a rank lost
+    /// its CPU out of the statistics. Only where the run has no more ranks than the process
+    /// may use CPUs: with more, ranks take the CPU from each other all the time, and that is the
+    /// transport's own cost (a context switch per hand-off), not a disturbance of it.
+    bool count_preemptions = true;
 };
 
 namespace detail {
@@ -194,6 +200,8 @@ public:
                                     opt.ring_cells, "-cell ring");
         if (opt.spin.count() < 0) raise<invalid_argument>(-1, "threads: negative spin time ", opt.spin.count(), " ns");
         cores_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        const auto usable = usable_cpus();
+        counts_preemptions_ = opt.count_preemptions && ranks <= (usable.empty() ? cores_ : static_cast<int>(usable.size()));
         awake_.store(ranks, std::memory_order_relaxed);
         // One shared line per pair of ranks (and per rank, for messages to itself).
         lines_ = std::make_unique<pair_line[]>(static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks + 1) / 2);
@@ -208,6 +216,8 @@ public:
 
     int ranks() const noexcept { return ranks_; }
     const options& opts() const noexcept { return opt_; }
+    /// Whether a rank's preemptions are its disturbances (options::count_preemptions).
+    bool counts_preemptions() const noexcept { return counts_preemptions_; }
     /// True while more ranks are awake than the machine has cores.
     bool crowded() const noexcept { return awake_.load(std::memory_order_relaxed) > cores_; }
     /// Bookkeeping for `crowded`: a rank going to sleep, and waking up.
@@ -395,6 +405,7 @@ private:
     int ranks_;
     options opt_;
     int cores_ = 1;
+    bool counts_preemptions_ = false;
     std::unique_ptr<pair_line[]> lines_;
     std::vector<std::unique_ptr<channel>> channels_;
     std::vector<rank_control> controls_;
