@@ -393,7 +393,8 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                     nbc::request<T> r = start();
                     e.wait(r);
                 });
-                std::string tb_flag;  // on rank 0: why T_b is not to be trusted ("" when it is)
+                std::string tb_flag;    // on rank 0: why T_b is not to be trusted ("" when it is)
+                std::string tb_unsure;  // on rank 0: why T_b's median is flagged (its samples disagree)
                 std::array<double, 1> tb{0.0};
                 if (me == 0) {
                     record rec = base(o, n, impl, algorithm, "blocking");
@@ -402,6 +403,12 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                     tb[0] = median_of(rec.samples);
                     if (!rec.samples.empty()) rec.values.set("blocking", tb[0]);
                     if (const flag* f = find_flag(rec.flags, "point")) tb_flag = "T_b, which the computation was sized from, is flagged: " + f->why;
+                    // A T_b whose samples disagree as a whole (stats/validity.hpp, "statistics")
+                    // is a median to read with care: the share hidden, a ratio to it, is flagged
+                    // with it. The overhead itself is measured on its own and stays as it is.
+                    const assessment a = assess(rec);
+                    if (const flag* f = find_flag(a.flags, "statistics"); f && tb_flag.empty())
+                        tb_unsure = "T_b is flagged: " + f->why;
                     emit(std::move(rec));
                 }
                 ops::broadcast(t, 0, std::as_writable_bytes(std::span(tb)));
@@ -544,6 +551,7 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                                                             std::to_string(t_b * 1e6) + " us): nothing hidden");
                         }
                         if (method == overhead_method::work) rec.values.set("workload", lambda);
+                        if (!tb_unsure.empty() && rec.values.contains("hidden")) add_flag(rec, "hidden", tb_unsure);
                         if (!tb_flag.empty()) {
                             add_flag(rec, "point", tb_flag);
                             add_flag(rec, "hidden", tb_flag);
