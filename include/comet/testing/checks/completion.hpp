@@ -1,0 +1,203 @@
+// comet/testing/checks/completion.hpp — the conformance checks of completion, probing,
+// progress, delivery, arguments and time (core/concepts.hpp: "Matching" for buffer sizes,
+// "Completion", "Probe", "Progress", "Failure", "Time"), on the point-to-point core alone.
+#pragma once
+
+#include <comet/core/work.hpp>
+#include <comet/ops/ops.hpp>
+#include <comet/testing/checks/matching.hpp>
+
+#include <string>
+#include <vector>
+
+namespace comet::testing::checks {
+
+/// A shorter message fills a prefix and the status says how much; a longer one raises
+/// truncation_error from the `test` that completes its receive, and the transport goes on.
+template <class Runner>
+void receive_buffer_sizes(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "receive_buffer_sizes", l, [](auto& t, session& s) {
+        if (t.rank() > 1) return;
+        const std::size_t sizes[] = {10, 100, 100000, 8};
+        const auto tag_of = [](std::size_t i) { return 1 + static_cast<int>(i); };
+        if (t.rank() == 0) {
+            std::vector<std::vector<std::byte>> m;
+            for (std::size_t i = 0; i < 4; ++i) m.push_back(detail::pattern(sizes[i], static_cast<std::uint32_t>(i + 1)));
+            auto rs = detail::isend_all(t, s, 1, m, tag_of);
+            detail::wait_sends(t, s, rs, 1, tag_of);
+            return;
+        }
+        std::vector<std::byte> in(64, std::byte{0xEE});
+        s.expect_status(s.recv(t, 0, 1, in), 0, 1, 10, "short message");
+        s.expect_pattern(in, 10, 1, "short message");
+        for (std::size_t i = 10; i < in.size(); ++i)
+            s.expect(in[i] == std::byte{0xEE}, "a 10-byte message wrote byte ", i, " of the 64-byte receive buffer");
+        for (int tag : {2, 3})
+            s.expect_throw<truncation_error>([&] { s.recv(t, 0, tag, std::span(in.data(), 10)); }, {tag == 2 ? "100" : "100000"},
+                                             "a message longer than the buffer");
+        s.expect_status(s.recv(t, 0, 4, in), 0, 4, 8, "message after a truncation");
+        s.expect_pattern(in, 8, 4, "message after a truncation");
+    });
+}
+
+/// `test` never blocks: on a receive whose message cannot have been sent it returns at once
+/// with nothing (a `test` that waits is stopped by the watchdog, naming this check); on a
+/// default-constructed or completed request it returns an empty status.
+template <class Runner>
+void test_never_blocks(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "test_never_blocks", l, [](auto& t, session& s) {
+        typename std::remove_cvref_t<decltype(t)>::request none;
+        s.expect(s.call("test", [&] { return t.test(none); }) == std::optional<status>(status{}),
+                 "test() of a default-constructed request must give an empty status at once");
+        if (t.rank() > 1) return;
+        const int peer = 1 - t.rank();
+        std::vector<std::byte> in(100);
+        if (t.rank() == 1) {
+            auto r = s.call("irecv", [&] { return t.irecv(0, 22, in); });
+            // Rank 0 sends only after the go below, so nothing can complete this receive yet.
+            s.expect(!s.call("test", [&] { return t.test(r); }).has_value(), "test() completed a receive whose message was never sent");
+            s.send(t, peer, 23, const_bytes{});
+            s.expect_status(s.wait_recv(t, r, 0, 22), 0, 22, 100, "test() status");
+            s.expect_pattern(in, 100, 22, "test() message");
+            s.expect(s.call("test", [&] { return t.test(r); }) == std::optional<status>(status{}),
+                     "test() of a completed receive must give an empty status");
+        } else {
+            s.recv(t, peer, 23, mutable_bytes{});
+            const auto out = detail::pattern(100, 22);
+            auto r = s.call("isend", [&] { return t.isend(peer, 22, const_bytes(out)); });
+            s.wait_send(t, r, peer, 22);
+            s.expect(s.call("test", [&] { return t.test(r); }) == std::optional<status>(status{}),
+                     "test() of a completed send must give an empty status");
+        }
+    });
+}
+
+/// iprobe sees an arrived message without taking it, reports the earliest matching one with
+/// its whole size (also of a message too large to have been sent eagerly), and finds nothing
+/// once it is received, or when nothing was sent.
+template <class Runner>
+void probe(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "probe", l, [](auto& t, session& s) {
+        if (t.rank() > 1) return;
+        const std::size_t large = std::size_t{1} << 20;
+        if (t.rank() == 0) {
+            s.recv(t, 1, 30, mutable_bytes{});
+            std::vector<std::vector<std::byte>> m{detail::pattern(77, 31), detail::pattern(large, 32)};
+            auto rs = detail::isend_all(t, s, 1, m, [](std::size_t i) { return 31 + static_cast<int>(i); });
+            detail::wait_sends(t, s, rs, 1, [](std::size_t i) { return 31 + static_cast<int>(i); });
+            return;
+        }
+        s.expect(!s.iprobe(t, any_source, 31).has_value(), "iprobe found a message nobody sent");
+        s.send(t, 0, 30, const_bytes{});
+        s.expect_status(s.probe(t, 0, 31), 0, 31, 77, "probe status");
+        s.expect_status(s.probe(t, 0, any_tag), 0, 31, 77, "a second probe (any_tag)");
+        s.expect_status(s.probe(t, any_source, 32), 0, 32, large, "probe of a 1 MiB message");
+        std::vector<std::byte> in(large);
+        s.expect_status(s.recv(t, 0, 31, in), 0, 31, 77, "receive after probe");
+        s.expect_pattern(in, 77, 31, "receive after probe");
+        s.expect(!s.iprobe(t, 0, 31).has_value(), "iprobe still sees the message after it was received");
+        s.expect_status(s.recv(t, 0, 32, in), 0, 32, large, "receive of the 1 MiB message after probe");
+        s.expect_pattern(in, large, 32, "receive of the 1 MiB message after probe");
+    });
+}
+
+/// A rank polling iprobe lets another rank's operation progress: rank 0's 1 MiB isend to a
+/// receive rank 1 has posted completes while rank 1 calls nothing but iprobe.
+template <class Runner>
+void progress(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "progress", l, [](auto& t, session& s) {
+        if (t.rank() > 1) return;
+        const std::size_t large = std::size_t{1} << 20;
+        if (t.rank() == 1) {
+            std::vector<std::byte> in(large);
+            auto r = s.call("irecv", [&] { return t.irecv(0, 12, in); });
+            s.send(t, 0, 11, const_bytes{});
+            s.probe(t, 0, 13);  // rank 0's word that its send completed
+            s.expect_status(s.wait_recv(t, r, 0, 12), 0, 12, large, "the 1 MiB message");
+            s.expect_pattern(in, large, 12, "the 1 MiB message");
+            s.recv(t, 0, 13, mutable_bytes{});
+        } else {
+            s.recv(t, 1, 11, mutable_bytes{});
+            s.send(t, 1, 12, detail::pattern(large, 12));
+            s.send(t, 1, 13, const_bytes{});
+        }
+    });
+}
+
+/// Every message is delivered exactly once: 300 messages each way on five tags, of sizes from
+/// 0 to 2 KB, received by (source, tag) in the order sent; a lost one runs into the deadline,
+/// one delivered twice is still queued when the check ends.
+template <class Runner>
+void exactly_once(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "exactly_once", l, [](auto& t, session& s) {
+        if (t.rank() > 1) return;
+        const int peer = 1 - t.rank();
+        const std::size_t count = 300;
+        const auto tag_of = [](std::size_t i) { return 1 + static_cast<int>(i % 5); };
+        const auto size_of = [](std::size_t i) { return 4 + (i * 37) % 2000; };
+        std::vector<std::vector<std::byte>> m;
+        for (std::size_t i = 0; i < count; ++i) m.push_back(detail::numbered(size_of(i), static_cast<std::uint32_t>(i), 90));
+        auto rs = detail::isend_all(t, s, peer, m, tag_of);
+        std::vector<std::byte> in(2004);
+        for (std::size_t i = 0; i < count; ++i) {
+            const status st = s.recv(t, peer, tag_of(i), in);
+            s.expect(detail::number_of(in) == i && st.size == size_of(i), "message ", i, " (tag ", tag_of(i), ") arrived as number ",
+                     detail::number_of(in), " (", st.size, " bytes)");
+        }
+        detail::wait_sends(t, s, rs, peer, tag_of);
+    });
+}
+
+/// Out-of-range ranks and tags raise invalid_argument naming the value and the calling rank;
+/// the transport stays usable afterwards (the closing barrier runs on it).
+template <class Runner>
+void bad_arguments(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "bad_arguments", l, [](auto& t, session& s) {
+        std::vector<std::byte> b(8);
+        const int p = t.size();
+        const std::string me = "rank " + std::to_string(t.rank());
+        const auto bad = [&](auto&& body, int value, const std::string& what) {
+            s.expect_throw<invalid_argument>([&] { s.call("a call with a bad argument", body); }, {std::to_string(value), me}, what);
+        };
+        bad([&] { (void)t.isend(p, 1, b); }, p, "isend to rank size()");
+        bad([&] { (void)t.isend(-3, 1, b); }, -3, "isend to rank -3");
+        bad([&] { (void)t.irecv(p + 2, 1, b); }, p + 2, "irecv from rank size()+2");
+        bad([&] { (void)t.irecv(-4, 1, b); }, -4, "irecv from rank -4");
+        bad([&] { (void)t.irecv(0, -9, b); }, -9, "irecv with tag -9");
+        bad([&] { (void)t.iprobe(p, 1); }, p, "iprobe of rank size()");
+        bad([&] { (void)t.iprobe(0, -6); }, -6, "iprobe with tag -6");
+        bad([&] { ops::send(t, p, 1, b); }, p, "send to rank size()");
+        bad([&] { ops::send(t, 0, -5, b); }, -5, "send with tag -5");
+        bad([&] { ops::recv(t, p + 2, 1, b); }, p + 2, "recv from rank size()+2");
+        bad([&] { ops::broadcast(t, p, b); }, p, "broadcast from root size()");
+    });
+}
+
+/// now() never goes back (a step back is printed with every digit, so it shows however small
+/// it is); compute() takes the time it describes.
+template <class Runner>
+void time_and_compute(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 1, "time_and_compute", l, [](auto& t, session& s) {
+        const auto now = [&] { return s.call("now", [&] { return t.now(); }); };
+        double last = now();
+        for (int i = 0; i < 1000; ++i) {
+            const double x = now();
+            s.expect(x >= last, "now() went back from ", testing::detail::exact(last), " s to ", testing::detail::exact(x), " s (by ",
+                     testing::detail::exact(last - x), " s)");
+            last = x;
+        }
+        const double t0 = now();
+        s.call("ops::compute", [&] { ops::compute(t, work::busy(0.005)); });
+        const double busy = now() - t0;
+        s.expect(busy >= 0.004 && busy < 5.0, "compute(busy 5 ms) took ", testing::detail::exact(busy), " s");
+        const double t1 = now();
+        s.call("ops::compute", [&] {
+            ops::compute(t, work::daxpy(100000));
+            ops::compute(t, work::flops(100000));
+        });
+        const double t2 = now();
+        s.expect(t2 >= t1, "now() went back across compute(), from ", testing::detail::exact(t1), " s to ", testing::detail::exact(t2), " s");
+    });
+}
+
+}  // namespace comet::testing::checks

@@ -1,0 +1,247 @@
+// comet/testing/checks/group.hpp — the conformance checks of what involves the whole group:
+// the collectives of comet/ops/, a barrier's meaning, the optional capabilities the type
+// claims, and how a run ends when a rank aborts, throws or deadlocks (the runner's part).
+//
+// The collectives check keeps going after a wrong result and fails at its end: every rank
+// calls every collective whatever it saw, so no rank is left waiting in one for a rank that
+// stopped early (a blocking collective has no deadline; session.hpp).
+#pragma once
+
+#include <comet/core/work.hpp>
+#include <comet/ops/ops.hpp>
+#include <comet/testing/checks/matching.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace comet::testing::checks {
+
+namespace detail {
+/// The first of a check's failures, kept until every rank has made every collective call.
+struct first_failure {
+    std::string what;
+    template <class... Parts>
+    void expect(bool ok, const Parts&... parts) {
+        if (!ok && what.empty()) what = comet::detail::concat(parts...);
+    }
+};
+}  // namespace detail
+
+/// barrier, broadcast from every root, the allreduces and gather: exact, and identical on
+/// every rank (through comet::ops: the transport's own or the portable algorithm).
+template <class Runner>
+void collectives(const Runner& run, const limits& l) {
+    for (int wanted : {1, 2, 3, 4}) {
+        testing::detail::run_check(run, wanted, "collectives", l, [](auto& t, session& s) {
+            detail::first_failure f;
+            for (int i = 0; i < 5; ++i) s.call("ops::barrier", [&] { ops::barrier(t); });
+            for (int root = 0; root < t.size(); ++root)
+                for (std::size_t n : {std::size_t{0}, std::size_t{8}, std::size_t{1000}, std::size_t{100000}}) {
+                    auto data = t.rank() == root ? detail::pattern(n, static_cast<std::uint32_t>(root)) : std::vector<std::byte>(n);
+                    s.call("ops::broadcast", [&] { ops::broadcast(t, root, data); });
+                    f.expect(data == detail::pattern(n, static_cast<std::uint32_t>(root)), "broadcast of ", n, " bytes from root ", root,
+                             " gave other bytes");
+                }
+            const double p = t.size();
+            for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1000}}) {
+                std::vector<double> v(n), hi(n), lo(n);
+                for (std::size_t i = 0; i < n; ++i) {
+                    v[i] = static_cast<double>(t.rank() * 1000 + static_cast<int>(i)) + 0.5;
+                    // The maximum and minimum sit on different ranks for different elements.
+                    hi[i] = lo[i] = static_cast<double>((t.rank() + static_cast<int>(i)) % t.size());
+                }
+                s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, v); });
+                s.call("ops::allreduce_max", [&] { ops::allreduce_max(t, hi); });
+                s.call("ops::allreduce_min", [&] { ops::allreduce_min(t, lo); });
+                for (std::size_t i = 0; i < n; ++i) {
+                    const double want = 1000.0 * p * (p - 1) / 2 + p * (static_cast<double>(i) + 0.5);
+                    f.expect(v[i] == want, "allreduce_sum element ", i, " is ", v[i], ", expected ", want);
+                    f.expect(hi[i] == p - 1, "allreduce_max element ", i, " is ", hi[i], ", expected ", p - 1);
+                    f.expect(lo[i] == 0.0, "allreduce_min element ", i, " is ", lo[i], ", expected 0");
+                }
+            }
+            // Inexact sums must still agree bit for bit on every rank.
+            std::vector<double> x{0.1 * (t.rank() + 1), 1e16 + t.rank(), 1.0 / (t.rank() + 3)};
+            s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, x); });
+            std::vector<double> from_root = x;
+            s.call("ops::broadcast", [&] { ops::broadcast(t, 0, std::as_writable_bytes(std::span<double>(from_root))); });
+            f.expect(std::memcmp(x.data(), from_root.data(), x.size() * sizeof(double)) == 0, "allreduce_sum gave this rank other bits than rank 0");
+            for (int root : {0, t.size() - 1})
+                for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{4000}}) {
+                    const auto mine = detail::pattern(n, static_cast<std::uint32_t>(100 + t.rank()));
+                    std::vector<std::byte> all(t.rank() == root ? n * static_cast<std::size_t>(t.size()) : 0);
+                    s.call("ops::gather", [&] { ops::gather(t, root, mine, all); });
+                    if (t.rank() == root)
+                        for (int r = 0; r < t.size(); ++r) {
+                            const auto want = detail::pattern(n, static_cast<std::uint32_t>(100 + r));
+                            f.expect(std::equal(want.begin(), want.end(), all.begin() + static_cast<std::ptrdiff_t>(n) * r),
+                                     "gather: the block of rank ", r, " differs from what it sent");
+                        }
+                }
+            s.expect(f.what.empty(), f.what);
+        });
+    }
+}
+
+/// No rank leaves a barrier before every rank entered it (checked when the clock is global).
+template <class Runner>
+void barrier_waits_for_everyone(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 3, "barrier_waits_for_everyone", l, [](auto& t, session& s) {
+        s.call("ops::barrier", [&] { ops::barrier(t); });
+        if (t.rank() == t.size() - 1) s.call("ops::compute", [&] { ops::compute(t, work::busy(0.02)); });
+        std::vector<double> times(2 * static_cast<std::size_t>(t.size()), 0.0);
+        times[2 * static_cast<std::size_t>(t.rank())] = t.now();
+        s.call("ops::barrier", [&] { ops::barrier(t); });
+        times[2 * static_cast<std::size_t>(t.rank()) + 1] = t.now();
+        s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, times); });
+        if (!ops::clock_is_global(t)) return;
+        double last_in = 0, first_out = 1e300;
+        for (int r = 0; r < t.size(); ++r) {
+            last_in = std::max(last_in, times[2 * static_cast<std::size_t>(r)]);
+            first_out = std::min(first_out, times[2 * static_cast<std::size_t>(r) + 1]);
+        }
+        s.expect(first_out >= last_in, "a rank left the barrier at ", testing::detail::exact(first_out), " s before the last arrived at ",
+                 testing::detail::exact(last_in), " s");
+    });
+}
+
+/// The optional capabilities the type claims, each against its definition.
+template <class Runner>
+void capabilities(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "capabilities", l, [](auto& t, session& s) {
+        using T = std::remove_cvref_t<decltype(t)>;
+        // Point to point between ranks 0 and 1; the collectives below on every rank.
+        if (t.rank() <= 1) {
+            const int peer = 1 - t.rank();
+            std::vector<std::byte> in(1 << 20);
+            if constexpr (synchronous_send_transport<T>) {
+                // issend must stay incomplete until the receiver has posted its receive, which
+                // rank 1 does only after rank 0 tells it (with a later message) to go ahead.
+                if (t.rank() == 0) {
+                    const auto out = detail::pattern(64, 41);  // must outlive the request
+                    auto r = s.call("issend", [&] { return t.issend(peer, 41, out); });
+                    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+                    for (int n = 0; n < 50 || std::chrono::steady_clock::now() < until; ++n)
+                        s.expect(!s.call("test", [&] { return t.test(r); }).has_value(), "issend completed before the receive was posted");
+                    s.send(t, peer, 42, detail::pattern(1, 42));
+                    s.wait_send(t, r, peer, 41);
+                    s.call("ssend", [&] { t.ssend(peer, 43, detail::pattern(5000, 43)); });
+                } else {
+                    s.recv(t, peer, 42, in);
+                    s.expect_status(s.recv(t, peer, 41, in), peer, 41, 64, "issend message");
+                    s.expect_pattern(in, 64, 41, "issend message");
+                    s.expect_status(s.recv(t, peer, 43, in), peer, 43, 5000, "ssend message");
+                }
+            }
+            if constexpr (ready_send_transport<T>) {
+                for (std::size_t n : {std::size_t{16}, std::size_t{1} << 20}) {
+                    if (t.rank() == 1) {
+                        auto r = s.call("irecv", [&] { return t.irecv(peer, 51, in); });
+                        s.send(t, peer, 52, detail::pattern(1, 52));  // "posted"
+                        s.expect_status(s.wait_recv(t, r, peer, 51), peer, 51, n, "rsend message");
+                        s.expect_pattern(in, n, 51, "rsend message");
+                    } else {
+                        s.recv(t, peer, 52, in);
+                        s.call("rsend", [&] { t.rsend(peer, 51, detail::pattern(n, 51)); });
+                    }
+                }
+            }
+            if constexpr (buffered_send_transport<T>) {
+                s.call("bsend", [&] { t.bsend(peer, 61, detail::pattern(1 << 20, 61 + static_cast<std::uint32_t>(t.rank()))); });
+                s.expect_status(s.recv(t, peer, 61, in), peer, 61, std::size_t{1} << 20, "bsend exchange");
+                s.expect_pattern(in, 1 << 20, 61 + static_cast<std::uint32_t>(peer), "bsend exchange");
+            }
+            if constexpr (sendrecv_transport<T>) {
+                for (std::size_t n : {std::size_t{8}, std::size_t{1} << 20}) {
+                    auto out = detail::pattern(n, 70 + static_cast<std::uint32_t>(t.rank()));
+                    const status st = s.call("sendrecv", [&] { return t.sendrecv(peer, 71, out, peer, 71, in); });
+                    s.expect_status(st, peer, 71, n, "sendrecv");
+                    s.expect_pattern(in, n, 70 + static_cast<std::uint32_t>(peer), "sendrecv");
+                }
+            }
+            if constexpr (progress_transport<T>) s.call("progress", [&] { t.progress(); });
+        }
+        if constexpr (nonblocking_collective_transport<T>) {
+            const double p = t.size();
+            std::vector<double> v{1.0 + t.rank(), 2.0};
+            auto r1 = s.call("iallreduce_sum", [&] { return t.iallreduce_sum(v); });
+            s.call("ops::wait", [&] { ops::wait(t, r1); });
+            s.expect(v[0] == p * (p + 1) / 2 && v[1] == 2 * p, "iallreduce_sum gave ", v[0], ", ", v[1]);
+            auto data = t.rank() == 0 ? detail::pattern(3000, 80) : std::vector<std::byte>(3000);
+            auto r2 = s.call("ibroadcast", [&] { return t.ibroadcast(0, data); });
+            s.call("ops::wait", [&] { ops::wait(t, r2); });
+            s.expect_pattern(data, 3000, 80, "ibroadcast");
+            auto r3 = s.call("ibarrier", [&] { return t.ibarrier(); });
+            s.call("ops::wait", [&] { ops::wait(t, r3); });
+        }
+    });
+}
+
+/// abort(message) ends the run with comet::aborted naming the rank and the message. The other
+/// ranks wait for a message never sent: stopped by the runner, or failing at their deadline.
+template <class Runner>
+void abort_stops_everyone(const Runner& run, const limits& l) {
+    if constexpr (testing::detail::catches_failures<Runner>()) {
+        try {
+            run(testing::detail::group_size(run, 3), [&](auto& t) {
+                session s("abort_stops_everyone", t.rank(), l);
+                if (t.rank() == 1) s.call("ops::abort", [&] { ops::abort(t, "conformance abort"); });
+                std::vector<std::byte> b(8);
+                s.recv(t, any_source, 77, b);  // never sent: only the abort ends this
+                s.fail("a receive of a message nobody sent completed");
+            });
+        } catch (const aborted& e) {
+            const std::string what = e.what();
+            if (what.find("rank 1") == std::string::npos || what.find("conformance abort") == std::string::npos)
+                throw conformance_failure("abort_stops_everyone: the error \"" + what + "\" should name rank 1 and the message");
+            return;
+        }
+        throw conformance_failure("abort_stops_everyone: the run ended without raising comet::aborted");
+    }
+}
+
+/// An exception on one rank ends the run with that exception, even while others wait.
+template <class Runner>
+void exception_stops_everyone(const Runner& run, const limits& l) {
+    if constexpr (testing::detail::catches_failures<Runner>()) {
+        try {
+            run(testing::detail::group_size(run, 3), [&](auto& t) {
+                session s("exception_stops_everyone", t.rank(), l);
+                if (t.rank() == 0) throw std::out_of_range("conformance exception");
+                std::vector<std::byte> b(8);
+                s.recv(t, 0, 78, b);  // never sent: only the runner's stop ends this
+                s.fail("a receive of a message nobody sent completed");
+            });
+        } catch (const std::out_of_range& e) {
+            if (std::string(e.what()) != "conformance exception")
+                throw conformance_failure(std::string("exception_stops_everyone: rethrew \"") + e.what() + "\"");
+            return;
+        }
+        throw conformance_failure("exception_stops_everyone: the run did not rethrow the rank's exception");
+    }
+}
+
+/// Every rank receiving from the other, with nothing sent, is reported by a runner that
+/// detects deadlock, not hung (the one check that relies on the runner to see a hang).
+template <class Runner>
+void deadlock_is_reported(const Runner& run, const limits& l) {
+    if constexpr (testing::detail::detects_deadlock<Runner>()) {
+        try {
+            run(testing::detail::group_size(run, 2), [&](auto& t) {
+                session s("deadlock_is_reported", t.rank(), l);
+                std::vector<std::byte> b(8);
+                s.call("ops::recv", [&] { ops::recv(t, (t.rank() + 1) % t.size(), 3, b); });
+            });
+        } catch (const deadlock_error& e) {
+            if (std::string(e.what()).find("rank 0") == std::string::npos)
+                throw conformance_failure(std::string("deadlock_is_reported: the report does not name rank 0: ") + e.what());
+            return;
+        }
+        throw conformance_failure("deadlock_is_reported: the run ended without raising comet::deadlock_error");
+    }
+}
+
+}  // namespace comet::testing::checks

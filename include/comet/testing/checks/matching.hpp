@@ -1,0 +1,235 @@
+// comet/testing/checks/matching.hpp — the conformance checks of the point-to-point core's
+// matching rules (core/concepts.hpp, "Matching"): who a message comes from, its tag, the order
+// messages are taken in, the size a receive reports and what happens to a receive buffer.
+//
+// Each check uses the core alone (isend, irecv, test, iprobe) and waits only through its
+// `session` (deadlines, watchdog: comet/testing/session.hpp). Sends are all started before the
+// receiver is asked to take them out of order and completed afterwards, since the concept does
+// not require buffering: an isend may stay incomplete until its receive is posted.
+#pragma once
+
+#include <comet/testing/session.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace comet::testing::checks {
+
+namespace detail {
+using testing::detail::pattern;
+
+/// Message `seq` of `n` >= 4 bytes: the pattern of `seed`, with `seq` in its first four bytes.
+inline std::vector<std::byte> numbered(std::size_t n, std::uint32_t seq, std::uint32_t seed) {
+    auto v = pattern(n, seed);
+    std::memcpy(v.data(), &seq, 4);
+    return v;
+}
+inline std::uint32_t number_of(std::span<const std::byte> b) {
+    std::uint32_t x;
+    std::memcpy(&x, b.data(), 4);
+    return x;
+}
+
+/// Starts an isend of each of `messages` to `dest` with the tag `tag_of(i)`.
+template <class T, class TagOf>
+std::vector<typename T::request> isend_all(T& t, session& s, int dest, const std::vector<std::vector<std::byte>>& messages, TagOf tag_of) {
+    std::vector<typename T::request> rs;
+    for (std::size_t i = 0; i < messages.size(); ++i)
+        rs.push_back(s.call("isend", [&] { return t.isend(dest, tag_of(i), const_bytes(messages[i])); }));
+    return rs;
+}
+template <class T, class TagOf>
+void wait_sends(T& t, session& s, std::vector<typename T::request>& rs, int dest, TagOf tag_of) {
+    for (std::size_t i = 0; i < rs.size(); ++i) s.wait_send(t, rs[i], dest, tag_of(i));
+}
+}  // namespace detail
+
+/// rank() and size() describe one group: every rank hears from every other, each naming
+/// itself, so sizes agree and ranks are distinct and dense (groups of 1 to 4).
+template <class Runner>
+void identity(const Runner& run, const limits& l) {
+    for (int wanted : {1, 2, 3, 4}) {
+        const int p = testing::detail::group_size(run, wanted);
+        testing::detail::run_check(run, p, "identity", l, [p](auto& t, session& s) {
+            s.expect(t.size() == p, "size() is ", t.size(), ", expected ", p);
+            s.expect(t.rank() >= 0 && t.rank() < t.size(), "rank() ", t.rank(), " outside 0..", t.size() - 1);
+            const int me[2] = {t.rank(), t.size()};
+            std::vector<typename std::remove_cvref_t<decltype(t)>::request> out;
+            for (int r = 0; r < p; ++r)
+                if (r != t.rank()) out.push_back(s.call("isend", [&] { return t.isend(r, 1, std::as_bytes(std::span(me))); }));
+            for (int r = 0; r < p; ++r) {
+                if (r == t.rank()) continue;
+                int got[2] = {-1, -1};
+                s.expect_status(s.recv(t, r, 1, std::as_writable_bytes(std::span(got))), r, 1, sizeof got, "identity message");
+                s.expect(got[0] == r && got[1] == p, "the message from rank ", r, " says it comes from rank ", got[0], " of ", got[1]);
+            }
+            for (int r = 0, i = 0; r < p; ++r)
+                if (r != t.rank()) s.wait_send(t, out[static_cast<std::size_t>(i++)], r, 1);
+        });
+    }
+}
+
+/// A completed send reports its destination, tag and size (core/types.hpp, `status`).
+template <class Runner>
+void send_status(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "send_status", l, [](auto& t, session& s) {
+        if (t.rank() > 1) return;
+        const std::size_t sizes[] = {0, 40, 5000, std::size_t{1} << 20};
+        if (t.rank() == 0) {
+            std::vector<std::vector<std::byte>> m;
+            for (std::size_t n : sizes) m.push_back(detail::pattern(n, static_cast<std::uint32_t>(n)));
+            auto rs = detail::isend_all(t, s, 1, m, [](std::size_t i) { return 3 + static_cast<int>(i); });
+            for (std::size_t i = 0; i < rs.size(); ++i)
+                s.expect_status(s.wait_send(t, rs[i], 1, 3 + static_cast<int>(i)), 1, 3 + static_cast<int>(i), sizes[i],
+                                "the completed send's status");
+        } else {
+            std::vector<std::byte> in(std::size_t{1} << 20);
+            for (std::size_t i = 0; i < std::size(sizes); ++i) {
+                s.expect_status(s.recv(t, 0, 3 + static_cast<int>(i), in), 0, 3 + static_cast<int>(i), sizes[i], "the receive's status");
+                s.expect_pattern(in, sizes[i], static_cast<std::uint32_t>(sizes[i]), "the message");
+            }
+        }
+    });
+}
+
+/// A receive names its tag: messages are taken by tag, not by arrival; any_tag takes one
+/// (here a message to oneself).
+template <class Runner>
+void tag_matching(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "tag_matching", l, [](auto& t, session& s) {
+        if (t.rank() > 1) return;
+        const auto tag_of = [](std::size_t i) { return 1 + static_cast<int>(i); };
+        if (t.rank() == 0) {
+            std::vector<std::vector<std::byte>> m;
+            for (int tag : {1, 2, 3}) m.push_back(detail::pattern(16, static_cast<std::uint32_t>(tag)));
+            m.push_back(detail::pattern(5000, 4));
+            auto rs = detail::isend_all(t, s, 1, m, tag_of);
+            detail::wait_sends(t, s, rs, 1, tag_of);
+        } else {
+            std::vector<std::byte> in(5000);
+            for (int tag : {4, 3, 1, 2}) {
+                const std::size_t n = tag == 4 ? 5000 : 16;
+                s.expect_status(s.recv(t, 0, tag, in), 0, tag, n, "receive by tag");
+                s.expect_pattern(in, n, static_cast<std::uint32_t>(tag), "receive by tag");
+            }
+            const auto self = detail::pattern(3, 9);
+            auto r = s.call("isend", [&] { return t.isend(1, 9, const_bytes(self)); });
+            s.expect_status(s.recv(t, 1, any_tag, in), 1, 9, 3, "any_tag receive of a message to self");
+            s.wait_send(t, r, 1, 9);
+        }
+    });
+}
+
+/// Every tag from 0 to max_tag is its own: tags that differ only above some bit never alias,
+/// whether the message finds its receive posted (eleven receives posted in the reverse order of
+/// the sends) or queued (three messages, the last-sent taken first). A negative tag on a send,
+/// or one above max_tag, is rejected naming the value and the rank.
+template <class Runner>
+void tag_range(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "tag_range", l, [](auto& t, session& s) {
+        std::vector<std::byte> b(8);
+        const std::string me = "rank " + std::to_string(t.rank());
+        for (int bad : {-1, -7, max_tag + 1}) {
+            s.expect_throw<invalid_argument>([&] { (void)s.call("isend", [&] { return t.isend(0, bad, b); }); },
+                                             {std::to_string(bad), me}, "isend with tag " + std::to_string(bad));
+            s.expect_throw<invalid_argument>([&] { (void)s.call("irecv", [&] { return t.irecv(0, bad == -1 ? -2 : bad, b); }); },
+                                             {std::to_string(bad == -1 ? -2 : bad), me}, "irecv with a tag out of range");
+        }
+        if (t.rank() > 1) return;
+        const std::vector<int> posted{0, 1, 255, 256, 257, 4095, 4096, 4097, 31999, max_tag - 256, max_tag};
+        const std::vector<int> queued{1, 4097, 257};
+        const auto check = [&](std::span<const std::byte> got, const status& st, int tag, const char* how) {
+            s.expect_status(st, 0, tag, 8, std::string("the message of tag ") + std::to_string(tag) + how);
+            s.expect(detail::number_of(got) == static_cast<std::uint32_t>(tag), "a receive for tag ", tag, how,
+                     " took the message sent with tag ", detail::number_of(got));
+        };
+        if (t.rank() == 0) {
+            for (const auto* tags : {&posted, &queued}) {
+                const auto tag_of = [&](std::size_t i) { return (*tags)[i]; };
+                if (tags == &posted) s.recv(t, 1, 2, mutable_bytes{});  // rank 1's receives are posted
+                std::vector<std::vector<std::byte>> m;
+                for (int tag : *tags) m.push_back(detail::numbered(8, static_cast<std::uint32_t>(tag), 0));
+                auto rs = detail::isend_all(t, s, 1, m, tag_of);
+                detail::wait_sends(t, s, rs, 1, tag_of);
+            }
+        } else {
+            std::vector<std::vector<std::byte>> in(posted.size(), std::vector<std::byte>(8));
+            std::vector<typename std::remove_cvref_t<decltype(t)>::request> rs(posted.size());
+            for (std::size_t i = posted.size(); i-- > 0;) rs[i] = s.call("irecv", [&] { return t.irecv(0, posted[i], in[i]); });
+            s.send(t, 0, 2, const_bytes{});
+            for (std::size_t i = posted.size(); i-- > 0;) check(in[i], s.wait_recv(t, rs[i], 0, posted[i]), posted[i], " (posted)");
+            s.probe(t, 0, queued.back());
+            for (auto it = queued.rbegin(); it != queued.rend(); ++it) check(b, s.recv(t, 0, *it, b), *it, " (queued)");
+        }
+    });
+}
+
+/// Messages from one sender with one tag arrive in the order sent, whatever their sizes
+/// (200 messages from 4 bytes to 68 KB, all started before the first is received).
+template <class Runner>
+void non_overtaking(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "non_overtaking", l, [](auto& t, session& s) {
+        if (t.rank() > 1) return;
+        const std::size_t count = 200;
+        const std::size_t sizes[] = {0, 1, 7, 8, 40, 41, 64, 100, 101, 1000, 1001, 4096, 65536, 1u << 20};
+        const auto size_of = [&](std::size_t i) { return sizes[i % std::size(sizes)] % 70000 + 4; };
+        const auto tag_of = [](std::size_t) { return 7; };
+        if (t.rank() == 0) {
+            std::vector<std::vector<std::byte>> m;
+            for (std::size_t i = 0; i < count; ++i) m.push_back(detail::numbered(size_of(i), static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i)));
+            auto rs = detail::isend_all(t, s, 1, m, tag_of);
+            detail::wait_sends(t, s, rs, 1, tag_of);
+        } else {
+            std::vector<std::byte> in(70004);
+            for (std::size_t i = 0; i < count; ++i) {
+                const status st = s.recv(t, 0, 7, in);
+                s.expect(detail::number_of(in) == i && st.size == size_of(i), "message ", i, " arrived as number ",
+                         detail::number_of(in), " (", st.size, " bytes)");
+            }
+        }
+    });
+}
+
+/// Small messages behind large ones with the same tag (eager behind rendezvous, in most
+/// transports' protocols), all sent nonblocking and queued before any receive is posted, are
+/// still taken in the order sent; iprobe reports the size of the large message at the head.
+/// At most three small messages are left unreceived at a time (two and the note "all
+/// started"): no more is required of a transport's buffers for the sends to go out (the
+/// simulated iPSC/860 reserves four per sender, and a send past them waits for one).
+template <class Runner>
+void non_overtaking_across_sizes(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "non_overtaking_across_sizes", l, [](auto& t, session& s) {
+        if (t.rank() > 1) return;
+        const std::vector<std::size_t> sizes{std::size_t{1} << 20, 8, 65536, 5000, std::size_t{1} << 20, 101, 12};
+        const auto tag_of = [](std::size_t) { return 8; };
+        if (t.rank() == 0) {
+            std::vector<std::vector<std::byte>> m;
+            for (std::size_t i = 0; i < sizes.size(); ++i) m.push_back(detail::numbered(sizes[i], static_cast<std::uint32_t>(i), 80));
+            auto rs = detail::isend_all(t, s, 1, m, tag_of);
+            const auto note = detail::pattern(1, 9);
+            auto n = s.call("isend", [&] { return t.isend(1, 9, const_bytes(note)); });  // "all started"
+            detail::wait_sends(t, s, rs, 1, tag_of);
+            s.wait_send(t, n, 1, 9);
+        } else {
+            s.probe(t, 0, 9);
+            for (int i = 0; i < 200; ++i) (void)s.iprobe(t, 0, 8);  // let stragglers land
+            s.expect_status(s.probe(t, 0, 8), 0, 8, sizes[0], "iprobe of the large message at the head of the queue");
+            std::vector<std::vector<std::byte>> in(sizes.size(), std::vector<std::byte>(std::size_t{1} << 20));
+            std::vector<typename std::remove_cvref_t<decltype(t)>::request> rs;
+            for (auto& b : in) rs.push_back(s.call("irecv", [&] { return t.irecv(0, 8, b); }));
+            for (std::size_t i = 0; i < sizes.size(); ++i) {
+                const status st = s.wait_recv(t, rs[i], 0, 8);
+                s.expect(st.size == sizes[i] && detail::number_of(in[i]) == i, "receive ", i, " took message ",
+                         detail::number_of(in[i]), " (", st.size, " bytes), expected message ", i, " (", sizes[i], " bytes)");
+                const auto want = detail::numbered(sizes[i], static_cast<std::uint32_t>(i), 80);
+                s.expect(std::equal(want.begin(), want.end(), in[i].begin()), "message ", i, " (", sizes[i], " bytes) arrived with other bytes than were sent");
+            }
+            std::vector<std::byte> note(1);
+            s.recv(t, 0, 9, note);
+        }
+    });
+}
+
+}  // namespace comet::testing::checks

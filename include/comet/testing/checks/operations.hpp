@@ -1,0 +1,165 @@
+// comet/testing/checks/operations.hpp — the conformance checks whose subject is an operation
+// of comet/ops/ (blocking send and receive, wait, wait_all, the collectives; the transport's
+// own or the portable one over the core) or an optional capability (ssend, rsend, bsend,
+// sendrecv, progress, nonblocking collectives).
+//
+// A blocking operation cannot be given a deadline from outside: each call is watched
+// (session.hpp), so one that never returns ends the process naming the check, rank and call.
+// The suite runs these checks after those of the core (checks.hpp, `all`), so that a transport
+// whose core is broken is reported by a check of the core, deadlined, first.
+#pragma once
+
+#include <comet/kernels/swap.hpp>
+#include <comet/ops/ops.hpp>
+#include <comet/testing/checks/matching.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace comet::testing::checks {
+
+/// Blocking send/recv of every size from empty to a mebibyte arrives intact, both ways.
+template <class Runner>
+void blocking_round_trip(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "blocking_round_trip", l, [](auto& t, session& s) {
+        if (t.rank() > 1) return;
+        const int peer = 1 - t.rank();
+        std::uint32_t seed = 0;
+        for (std::size_t n : {0, 1, 7, 8, 40, 41, 64, 100, 101, 1000, 1001, 4096, 65536, 1 << 20}) {
+            auto out = detail::pattern(n, ++seed);
+            std::vector<std::byte> in(n + 8);
+            if (t.rank() == 0) {
+                s.call("ops::send", [&] { ops::send(t, peer, 5, out); });
+                s.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 6, in); }), peer, 6, n, "echoed message");
+                s.expect_pattern(in, n, seed, "echoed message");
+            } else {
+                s.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 5, in); }), peer, 5, n, "message");
+                s.expect_pattern(in, n, seed, "message");
+                s.call("ops::send", [&] { ops::send(t, peer, 6, std::span(in.data(), n)); });
+            }
+        }
+    });
+}
+
+/// wait and wait_all complete isend/irecv requests; two receives for the same source and tag
+/// complete in the order posted; wait on a completed or default request gives an empty status.
+template <class Runner>
+void nonblocking(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "nonblocking", l, [](auto& t, session& s) {
+        using request = typename std::remove_cvref_t<decltype(t)>::request;
+        if (t.rank() > 1) return;
+        const int peer = 1 - t.rank();
+        for (std::size_t n : {std::size_t{0}, std::size_t{8}, std::size_t{3000}, std::size_t{1} << 20}) {
+            std::vector<std::byte> a(n), b(n);
+            const auto out = detail::pattern(n, static_cast<std::uint32_t>(t.rank() + 1)), second = detail::pattern(n, 9);
+            request r[4];
+            r[0] = s.call("irecv", [&] { return t.irecv(peer, 21, a); });
+            r[1] = s.call("irecv", [&] { return t.irecv(peer, 21, b); });
+            r[2] = s.call("isend", [&] { return t.isend(peer, 21, const_bytes(out)); });
+            r[3] = s.call("isend", [&] { return t.isend(peer, 21, const_bytes(second)); });
+            s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<request>(r, 4)); });
+            s.expect_pattern(a, n, static_cast<std::uint32_t>(peer + 1), "first irecv");
+            s.expect_pattern(b, n, 9, "second irecv");
+            s.expect(s.call("ops::wait", [&] { return ops::wait(t, r[0]); }) == status{}, "wait() on a completed request must give an empty status");
+        }
+        std::vector<std::byte> in(100);
+        request r = s.call("irecv", [&] { return t.irecv(peer, 22, in); });
+        const auto out = detail::pattern(100, 22);
+        request w = s.call("isend", [&] { return t.isend(peer, 22, const_bytes(out)); });
+        s.expect_status(s.call("ops::wait", [&] { return ops::wait(t, r); }), peer, 22, 100, "wait() on an irecv");
+        s.expect_pattern(in, 100, 22, "wait() on an irecv");
+        s.expect_status(s.call("ops::wait", [&] { return ops::wait(t, w); }), peer, 22, 100, "wait() on an isend");
+        request none;
+        s.expect(s.call("ops::wait", [&] { return ops::wait(t, none); }) == status{}, "wait() on a default request must give an empty status");
+    });
+}
+
+/// Nonblocking exchanges crossing between pairs, completed by wait_all and by waits in
+/// another order than posted, many times over: nothing is lost, nothing hangs.
+template <class Runner>
+void crossing_exchanges(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 4, "crossing_exchanges", l, [](auto& t, session& s) {
+        using request = typename std::remove_cvref_t<decltype(t)>::request;
+        const int p = t.size();
+        const int a = (t.rank() + 1) % p, b = (t.rank() + p - 1) % p;
+        std::vector<std::byte> out1 = detail::pattern(1500, 1), out2 = detail::pattern(40, 2);
+        std::vector<std::byte> in1(1500), in2(40), in3(1500), in4(40);
+        for (int i = 0; i < 200; ++i) {
+            request q[6];
+            q[0] = s.call("irecv", [&] { return t.irecv(b, 61, in1); });
+            q[1] = s.call("irecv", [&] { return t.irecv(b, 62, in2); });
+            q[2] = s.call("isend", [&] { return t.isend(a, 62, const_bytes(out2)); });
+            q[3] = s.call("isend", [&] { return t.isend(a, 61, const_bytes(out1)); });
+            q[4] = s.call("irecv", [&] { return t.irecv(a, 63, in3); });
+            q[5] = s.call("isend", [&] { return t.isend(b, 63, const_bytes(out1)); });
+            if (i % 2)
+                s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<request>(q, 6)); });
+            else
+                for (int k = 5; k >= 0; --k) s.call("ops::wait", [&] { ops::wait(t, q[k]); });
+            s.call("ops::send", [&] { ops::send(t, b, 64, out2); });  // a blocking send between rounds
+            s.call("ops::recv", [&] { ops::recv(t, a, 64, in4); });
+            s.expect_pattern(in1, 1500, 1, "crossing exchange");
+            s.expect_pattern(in2, 40, 2, "crossing exchange");
+            s.expect_pattern(in3, 1500, 1, "crossing exchange");
+        }
+    });
+}
+
+/// Two ranks that both send first and receive second complete (CoMet's pairwise exchange),
+/// in the form kernels use on this transport (kernels/swap.hpp): the thesis' buffered send
+/// then receive where the transport offers `bsend`, a form that cannot deadlock elsewhere.
+template <class Runner>
+void both_send_first(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "both_send_first", l, [](auto& t, session& s) {
+        using T = std::remove_cvref_t<decltype(t)>;
+        if (t.rank() > 1) return;
+        const int peer = 1 - t.rank();
+        const std::string form = "pairwise exchange (" + std::string(kernels::to_string(kernels::swap_form_of<T>())) + ")";
+        for (std::size_t n : {std::size_t{8}, std::size_t{5000}, std::size_t{1} << 20}) {
+            std::vector<std::byte> in(n);
+            for (std::uint32_t round = 0; round < 3; ++round) {
+                const auto out = detail::pattern(n, round * 2 + static_cast<std::uint32_t>(t.rank()));
+                s.expect_status(s.call("kernels::swap", [&] { return kernels::swap(t, peer, out, peer, in, 11); }), peer, 11, n, form);
+                s.expect_pattern(in, n, round * 2 + static_cast<std::uint32_t>(peer), form);
+            }
+        }
+    });
+}
+
+/// The buffered send's promise (core/concepts.hpp, `buffered_send_transport`): two ranks that
+/// both bsend and then receive always complete — here 64 messages each way, more than any
+/// transport's eager buffers, received in ascending, descending and a shuffled order of tags.
+/// A bsend that waits for the receiver never returns, and the watchdog names it.
+template <class Runner>
+void bsend_promise(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "bsend_promise", l, [](auto& t, session& s) {
+        using T = std::remove_cvref_t<decltype(t)>;
+        if constexpr (buffered_send_transport<T>) {
+            if (t.rank() > 1) return;
+            const int peer = 1 - t.rank();
+            std::vector<int> order(64);
+            std::iota(order.begin(), order.end(), 1);
+            std::mt19937 shuffle(28);
+            for (int round = 0; round < 3; ++round) {
+                if (round == 1) std::reverse(order.begin(), order.end());
+                if (round == 2) std::shuffle(order.begin(), order.end(), shuffle);
+                for (std::size_t n : {std::size_t{8}, std::size_t{5000}}) {
+                    const auto seed = [&](int rank, int tag) { return static_cast<std::uint32_t>(1000 * rank + tag + 100 * round); };
+                    for (int tag = 1; tag <= 64; ++tag)
+                        s.call("bsend", [&] { t.bsend(peer, tag, detail::pattern(n, seed(t.rank(), tag))); });
+                    std::vector<std::byte> in(n);
+                    for (int tag : order) {
+                        s.expect_status(s.recv(t, peer, tag, in), peer, tag, n, "a message both ranks bsent before receiving");
+                        s.expect_pattern(in, n, seed(peer, tag), "a message both ranks bsent before receiving");
+                    }
+                }
+            }
+        }
+    });
+}
+
+}  // namespace comet::testing::checks
