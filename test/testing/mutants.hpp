@@ -37,7 +37,7 @@ enum class defect {
     lose_message,           ///< messages from rank 0 to rank 1 with tag 4 are never delivered
     duplicate_message,      ///< the 3rd small message from rank 0 to rank 1 of a run is delivered twice
     any_tag_lowest,         ///< any_tag takes the queued message with the lowest tag, not the earliest
-    any_source_by_rank,     ///< any_source takes the queued message of the lowest rank, not the earliest
+    any_source_latest,      ///< any_source takes the latest queued matching message, not a sender's earliest
     named_before_wildcard,  ///< an arriving message tries named receives before wildcard ones
     eager_overtakes,        ///< a small message is queued ahead of large ones from its sender
     tag_alias,              ///< tags are compared modulo 4096
@@ -234,7 +234,7 @@ private:
             if (!matches(source, tag, *it)) continue;
             if (best == q.end()) best = it;
             if (is(defect::any_tag_lowest) && tag == comet::any_tag && it->tag < best->tag) best = it;
-            if (is(defect::any_source_by_rank) && source == comet::any_source && it->source < best->source) best = it;
+            if (is(defect::any_source_latest) && source == comet::any_source) best = it;
             if (is(defect::lifo_matching) && source != comet::any_source && tag != comet::any_tag) best = it;
         }
         return best;

@@ -25,8 +25,9 @@
 // NX/2 also satisfy):
 //
 // Matching. A receive names a source (or `any_source`) and a tag (or `any_tag`); it matches
-//   the earliest-sent message from that source with that tag (with `any_source`, the earliest
-//   to arrive). Every tag in 0..max_tag is distinct: none aliases another. Messages between one pair of
+//   the earliest-sent message from that source with that tag (with `any_source`, that of
+//   whichever source it takes: the order between sources is not defined, as in MPI). Every
+//   tag in 0..max_tag is distinct: none aliases another. Messages between one pair of
 //   ranks with the same tag are never reordered ("non-overtaking"). Receives posted with
 //   `irecv` are matched in the order they were posted. A message larger than the matched
 //   receive buffer raises `truncation_error` (from the `test` that completes it); a smaller

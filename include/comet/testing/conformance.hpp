@@ -14,8 +14,20 @@
 
 #include <boost/test/unit_test.hpp>
 
-#define COMET_CONFORMANCE_CASE_(runner, check) \
-    BOOST_AUTO_TEST_CASE(check) { ::comet::testing::conformance{runner}.check(); }
+#include <string>
+
+// One case: the check's failure becomes a failed assertion carrying its message (a check that
+// passes is one passed assertion); what else a transport throws ends the case as an error.
+#define COMET_CONFORMANCE_CASE_(runner, check)                                            \
+    BOOST_AUTO_TEST_CASE(check) {                                                         \
+        std::string comet_failure_;                                                       \
+        try {                                                                             \
+            ::comet::testing::conformance{runner}.check();                                \
+        } catch (const ::comet::testing::conformance_failure& e) {                        \
+            comet_failure_ = e.what();                                                    \
+        }                                                                                 \
+        BOOST_TEST(comet_failure_.empty(), comet_failure_);                               \
+    }
 
 /// Declares a Boost.Test suite `name` with a test case per conformance check (every check of
 /// `conformance::all`, in its order), each run with `runner`.

@@ -39,8 +39,9 @@ void any_source_matching(const Runner& run, const limits& l) {
 }
 
 /// With several matching messages queued, a wildcard receive takes the earliest: any_tag the
-/// first one its source sent; any_source the first to arrive (arrivals here are put in the
-/// order 2, 1, 3 by waiting for each, so neither the lowest nor the highest rank comes first).
+/// first one its source sent; any_source, from whichever sender it picks, that sender's first
+/// (the order between senders is not defined, as in MPI, so it is not checked). Ranks 1 to 3
+/// each queue three messages at rank 0 before it receives any.
 template <class Runner>
 void wildcard_earliest(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 4, "wildcard_earliest", l, [](auto& t, session& s) {
@@ -60,27 +61,43 @@ void wildcard_earliest(const Runner& run, const limits& l) {
             for (std::size_t i = 0; i < 3; ++i)
                 s.expect_status(s.recv(t, 0, any_tag, in), 0, tags[i], sizes[i], "recv(0, any_tag) with tags 5, 3, 9 queued");
         }
-        if (p < 3) return;
-        // any_source: ranks 2, 1, 3 send to rank 0 one after the other, each on rank 0's word once
-        // the previous one is queued; first with one tag, then each with its own (any_tag too).
-        const int order[] = {2, 1, 3};
-        const int senders = p >= 4 ? 3 : 2;
+        if (p < 2) return;
+        // any_source: each sender's three messages, 8 + r, 100 + r and 16 + r bytes; first all with
+        // tag 41 (and a note with tag 42 after them), then with tags 51, 52, 53 taken with any_tag
+        // too. Rank 0 waits until each sender's last message is queued before it receives.
+        const int senders = std::min(p - 1, 3);
+        const std::size_t base[] = {8, 100, 16};
         for (int round = 0; round < 2; ++round) {
-            const auto tag_of = [round](int r) { return round == 0 ? 41 : 50 + r; };
+            const auto tag_of = [round](int k) { return round == 0 ? 41 : 51 + k; };
+            const int want_tag = round == 0 ? 41 : any_tag;
+            const char* what = round == 0 ? "recv(any_source, 41) with three messages queued from each sender"
+                                          : "recv(any_source, any_tag) with three messages queued from each sender";
             if (t.rank() == 0) {
-                for (int k = 0; k < senders; ++k) {
-                    s.send(t, order[k], 40, const_bytes{});
-                    s.probe(t, order[k], tag_of(order[k]));
+                // A sender's last message queued means its earlier ones are (non-overtaking).
+                for (int r = 1; r <= senders; ++r) s.probe(t, r, round == 0 ? 42 : tag_of(2));
+                const status first = s.probe(t, any_source, want_tag);
+                s.expect(first.source >= 1 && first.source <= senders && first.size == base[0] + static_cast<std::size_t>(first.source) &&
+                             first.tag == tag_of(0),
+                         "iprobe(any_source, ", round == 0 ? "41" : "any_tag", ") reported {source ", first.source, ", tag ", first.tag,
+                         ", size ", first.size, "}: not the first message of any sender");
+                std::vector<int> next(static_cast<std::size_t>(senders) + 1, 0);
+                for (int i = 0; i < 3 * senders; ++i) {
+                    const status st = s.recv(t, any_source, want_tag, in);
+                    s.expect(st.source >= 1 && st.source <= senders, what, ": a message from rank ", st.source);
+                    const int k = next[static_cast<std::size_t>(st.source)]++;
+                    s.expect(k < 3, what, ": a fourth message from rank ", st.source);
+                    const std::size_t size = base[k] + static_cast<std::size_t>(st.source);
+                    s.expect(st.tag == tag_of(k) && st.size == size, what, ": took {source ", st.source, ", tag ", st.tag, ", size ", st.size,
+                             "} where that sender's message ", k + 1, " of 3 was {tag ", tag_of(k), ", size ", size, "}");
                 }
-                const int tag = round == 0 ? 41 : any_tag;
-                s.expect_status(s.probe(t, any_source, tag), 2, tag_of(2), 8, "iprobe(any_source) with ranks 2, 1, 3 queued in that order");
-                for (int k = 0; k < senders; ++k)
-                    s.expect_status(s.recv(t, any_source, tag, in), order[k], tag_of(order[k]), 8,
-                                    round == 0 ? "recv(any_source, 41) of messages queued from ranks 2, 1, 3 in that order"
-                                               : "recv(any_source, any_tag) of messages queued from ranks 2, 1, 3 in that order");
+                if (round == 0)
+                    for (int r = 1; r <= senders; ++r) s.recv(t, r, 42, mutable_bytes{});
             } else if (t.rank() <= senders) {
-                s.recv(t, 0, 40, mutable_bytes{});
-                s.send(t, 0, tag_of(t.rank()), detail::pattern(8, static_cast<std::uint32_t>(t.rank())));
+                std::vector<std::vector<std::byte>> m;
+                for (std::size_t k = 0; k < 3; ++k) m.push_back(detail::pattern(base[k] + static_cast<std::size_t>(t.rank()), 40));
+                auto rs = detail::isend_all(t, s, 0, m, [&](std::size_t k) { return tag_of(static_cast<int>(k)); });
+                if (round == 0) s.send(t, 0, 42, const_bytes{});
+                detail::wait_sends(t, s, rs, 0, [&](std::size_t k) { return tag_of(static_cast<int>(k)); });
             }
         }
     });
