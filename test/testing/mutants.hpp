@@ -53,6 +53,9 @@ enum class defect {
     clock_steps_back,       ///< now() steps back a microsecond every 100 calls
     lifo_matching,          ///< a named receive takes the latest matching message
     overwrite_past_message, ///< a receive zeroes its buffer past the message
+    probe_takes_message,    ///< iprobe removes the message it reports
+    status_repeats,         ///< test on a completed request reports its status again
+    lose_late_message,      ///< the 300th message from rank 1 to rank 0 of a run is never delivered
 };
 
 inline constexpr std::size_t eager_limit = 256;
@@ -88,7 +91,7 @@ struct world {
         std::list<message> unexpected;
         std::list<receive> posted;
         std::vector<match> to_copy;  ///< large messages matched, copied at the receiver's next call
-        int small_from_0 = 0;
+        int small_from_0 = 0, from_1 = 0;
     };
 
     world(int n, defect d) : ranks(n), broken(d), boxes(static_cast<std::size_t>(n)) {}
@@ -134,6 +137,10 @@ public:
             }
             if (is(defect::duplicate_message) && !msg.sender && ++to.small_from_0 == 3) arrive(dest, msg);
         }
+        if (rank_ == 1 && dest == 0 && is(defect::lose_late_message) && ++to.from_1 == 300) {
+            op->done = true;
+            return request(op);
+        }
         arrive(dest, std::move(msg));
         return request(op);
     }
@@ -168,7 +175,7 @@ public:
             if (!is(defect::blocking_test)) return std::nullopt;
             std::this_thread::yield();
         }
-        const auto op = std::exchange(r.op_, nullptr);
+        const auto op = is(defect::status_repeats) ? r.op_ : std::exchange(r.op_, nullptr);
         if (op->overflow)
             comet::raise<comet::truncation_error>(rank_, "recv from ", op->peer, " (tag ", op->tag, "): the ", op->overflow,
                                                   "-byte message does not fit the ", op->capacity, "-byte buffer");
@@ -183,7 +190,9 @@ public:
         const auto it = find(mine.unexpected, source, tag);
         if (it == mine.unexpected.end()) return std::nullopt;
         const std::size_t n = it->size();
-        return comet::status{it->source, it->tag, is(defect::probe_size_eager) ? std::min(n, eager_limit) : n};
+        const comet::status st{it->source, it->tag, is(defect::probe_size_eager) ? std::min(n, eager_limit) : n};
+        if (is(defect::probe_takes_message)) mine.unexpected.erase(it);
+        return st;
     }
 
     double now() {

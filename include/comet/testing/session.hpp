@@ -216,36 +216,45 @@ public:
 
     // ---- waits: poll the core until something holds, or fail at the deadline ----
 
-    /// Polls `poll()` (returning an optional) until it has a value; past the deadline fails
-    /// with "waited D s for " + describe().
+    /// Polls `poll()` (returning an optional) until it has a value; past `seconds` (the
+    /// deadline, by default) fails with "waited D s for " + describe().
     template <class Poll, class Describe>
-    auto until(Poll&& poll, Describe&& describe) {
+    auto until(Poll&& poll, Describe&& describe, double seconds = 0) {
+        if (seconds <= 0) seconds = limits_.deadline;
         const auto start = detail::clock::now();
-        const auto limit = std::chrono::duration<double>(limits_.deadline);
+        const auto limit = std::chrono::duration<double>(seconds);
         for (std::uint64_t n = 1;; ++n) {
             if (auto x = poll()) return *x;
-            if (detail::clock::now() - start > limit) fail("waited ", limits_.deadline, " s for ", describe());
-            // Ranks may outnumber cores (MPI jobs oversubscribed, threads): let the others run.
-            if (n % 64 == 0) std::this_thread::yield();
+            if (detail::clock::now() - start > limit) fail("waited ", seconds, " s for ", describe());
+            // Ranks may outnumber cores (MPI jobs oversubscribed, threads): let the others run,
+            // and past 50 ms, when the wait is no longer a message's latency, stop spinning.
+            if (n % 64 == 0) {
+                if (detail::clock::now() - start > std::chrono::milliseconds(50))
+                    std::this_thread::sleep_for(std::chrono::microseconds(100));
+                else
+                    std::this_thread::yield();
+            }
         }
     }
 
     /// Completes a receive from (`source`, `tag`) by polling `test`.
     template <class T>
-    status wait_recv(T& t, typename T::request& r, int source, int tag) {
+    status wait_recv(T& t, typename T::request& r, int source, int tag, double seconds = 0) {
         return until([&] { return call("test", [&] { return t.test(r); }); },
-                     [&] { return "a message from " + detail::peer_name(source) + ", " + detail::tag_name(tag) + " (recv posted, never completed)"; });
+                     [&] { return "a message from " + detail::peer_name(source) + ", " + detail::tag_name(tag) + " (recv posted, never completed)"; },
+                     seconds);
     }
     /// Completes a send to (`dest`, `tag`) by polling `test`.
     template <class T>
-    status wait_send(T& t, typename T::request& r, int dest, int tag) {
+    status wait_send(T& t, typename T::request& r, int dest, int tag, double seconds = 0) {
         return until([&] { return call("test", [&] { return t.test(r); }); },
-                     [&] { return "the send to rank " + std::to_string(dest) + ", tag " + std::to_string(tag) + " to complete (isend started, test never reported it done)"; });
+                     [&] { return "the send to rank " + std::to_string(dest) + ", tag " + std::to_string(tag) + " to complete (isend started, test never reported it done)"; },
+                     seconds);
     }
     template <class T>
-    status recv(T& t, int source, int tag, mutable_bytes buffer) {
+    status recv(T& t, int source, int tag, mutable_bytes buffer, double seconds = 0) {
         auto r = call("irecv", [&] { return t.irecv(source, tag, buffer); });
-        return wait_recv(t, r, source, tag);
+        return wait_recv(t, r, source, tag, seconds);
     }
     template <class T>
     status send(T& t, int dest, int tag, const_bytes data) {
@@ -268,18 +277,21 @@ public:
     /// done (so no rank sends anything new while rank 0 may still receive with any_source and
     /// any_tag), then every rank sends an empty message to every other and receives one from
     /// each. A message a check left queued on a pair's channel is ahead of that pair's barrier
-    /// message, so after it the leftover has arrived.
+    /// message, so after it the leftover has arrived. Its waits take twice the deadline: a rank
+    /// waiting here for a peer that is itself stuck in the check lets the peer's failure, which
+    /// names the cause, come first.
     template <class T>
     void barrier(T& t) {
         using request = typename T::request;
         const int p = t.size(), me = t.rank();
+        const double seconds = 2 * limits_.deadline;
         if (p == 1) return;
         if (me == 0) {
             std::vector<request> go;
             for (int r = 1; r < p; ++r) go.push_back(call("isend", [&] { return t.isend(r, conformance_tag, const_bytes{}); }));
-            for (int r = 1; r < p; ++r) wait_send(t, go[static_cast<std::size_t>(r - 1)], r, conformance_tag);
+            for (int r = 1; r < p; ++r) wait_send(t, go[static_cast<std::size_t>(r - 1)], r, conformance_tag, seconds);
         } else {
-            recv(t, 0, conformance_tag, mutable_bytes{});
+            recv(t, 0, conformance_tag, mutable_bytes{}, seconds);
         }
         std::vector<request> in, out;
         for (int r = 0; r < p; ++r)
@@ -288,10 +300,10 @@ public:
             if (r != me) out.push_back(call("isend", [&] { return t.isend(r, conformance_tag, const_bytes{}); }));
         for (int r = 0, i = 0; r < p; ++r)
             if (r != me) {
-                const status s = wait_recv(t, in[static_cast<std::size_t>(i)], r, conformance_tag);
+                const status s = wait_recv(t, in[static_cast<std::size_t>(i)], r, conformance_tag, seconds);
                 expect(s.source == r && s.tag == conformance_tag && s.size == 0, "the closing barrier's message from rank ", r,
                        " came as {source ", s.source, ", tag ", s.tag, ", size ", s.size, "}");
-                wait_send(t, out[static_cast<std::size_t>(i++)], r, conformance_tag);
+                wait_send(t, out[static_cast<std::size_t>(i++)], r, conformance_tag, seconds);
             }
     }
 
