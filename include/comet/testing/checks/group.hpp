@@ -2,9 +2,9 @@
 // the collectives of comet/ops/, a barrier's meaning, the optional capabilities the type
 // claims, and how a run ends when a rank aborts, throws or deadlocks (the runner's part).
 //
-// The collectives check keeps going after a wrong result and fails at its end: every rank
-// calls every collective whatever it saw, so no rank is left waiting in one for a rank that
-// stopped early (a blocking collective has no deadline; session.hpp).
+// The collectives check keeps going after a wrong result and fails at its end
+// (detail::first_failure): every rank calls every collective whatever it saw, so no rank is left
+// waiting in one for a rank that stopped early (a blocking collective has no deadline).
 #pragma once
 
 #include <comet/core/work.hpp>
@@ -18,17 +18,6 @@
 #include <vector>
 
 namespace comet::testing::checks {
-
-namespace detail {
-/// The first of a check's failures, kept until every rank has made every collective call.
-struct first_failure {
-    std::string what;
-    template <class... Parts>
-    void expect(bool ok, const Parts&... parts) {
-        if (!ok && what.empty()) what = comet::detail::concat(parts...);
-    }
-};
-}  // namespace detail
 
 /// barrier, broadcast from every root, the allreduces and gather: exact, and identical on
 /// every rank (through comet::ops: the transport's own or the portable algorithm).
@@ -81,7 +70,7 @@ void collectives(const Runner& run, const limits& l) {
                                      "gather: the block of rank ", r, " differs from what it sent");
                         }
                 }
-            s.expect(f.what.empty(), f.what);
+            f.settle(s);
         });
     }
 }

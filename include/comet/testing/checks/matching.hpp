@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace comet::testing::checks {
@@ -31,6 +33,26 @@ inline std::uint32_t number_of(std::span<const std::byte> b) {
     std::memcpy(&x, b.data(), 4);
     return x;
 }
+
+/// The first of a check's failures, kept until every rank has made every blocking call the
+/// check makes, so that no rank is left inside one (it has no deadline) because a peer stopped.
+struct first_failure {
+    std::string what;
+    template <class... Parts>
+    void expect(bool ok, const Parts&... parts) {
+        if (!ok && what.empty()) what = comet::detail::concat(parts...);
+    }
+    void expect_status(const status& s, int source, int tag, std::size_t size, std::string_view w) {
+        expect(s.source == source && s.tag == tag && s.size == size, w, ": status {source ", s.source, ", tag ", s.tag, ", size ",
+               s.size, "}, expected {", source, ", ", tag, ", ", size, "}");
+    }
+    void expect_pattern(std::span<const std::byte> got, std::size_t n, std::uint32_t seed, std::string_view w) {
+        const auto want = pattern(n, seed);
+        expect(got.size() >= n && std::equal(want.begin(), want.end(), got.begin()), w, ": the ", n, " bytes differ from what was sent");
+    }
+    /// At the end of the check: fails with the first failure, if any.
+    void settle(const session& s) const { s.expect(what.empty(), what); }
+};
 
 /// Starts an isend of each of `messages` to `dest` with the tag `tag_of(i)`.
 template <class T, class TagOf>

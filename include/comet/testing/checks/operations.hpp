@@ -5,6 +5,9 @@
 //
 // A blocking operation cannot be given a deadline from outside: each call is watched
 // (session.hpp), so one that never returns ends the process naming the check, rank and call.
+// So that a wrong result on one rank does not leave its peer inside such a call, the checks
+// that exchange data by blocking operations finish every exchange and fail at their end
+// (detail::first_failure).
 // The suite runs these checks after those of the core (checks.hpp, `all`), so that a transport
 // whose core is broken is reported by a check of the core, deadlined, first.
 #pragma once
@@ -28,20 +31,22 @@ void blocking_round_trip(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "blocking_round_trip", l, [](auto& t, session& s) {
         if (t.rank() > 1) return;
         const int peer = 1 - t.rank();
+        detail::first_failure f;
         std::uint32_t seed = 0;
         for (std::size_t n : {0, 1, 7, 8, 40, 41, 64, 100, 101, 1000, 1001, 4096, 65536, 1 << 20}) {
             auto out = detail::pattern(n, ++seed);
             std::vector<std::byte> in(n + 8);
             if (t.rank() == 0) {
                 s.call("ops::send", [&] { ops::send(t, peer, 5, out); });
-                s.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 6, in); }), peer, 6, n, "echoed message");
-                s.expect_pattern(in, n, seed, "echoed message");
+                f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 6, in); }), peer, 6, n, "echoed message");
+                f.expect_pattern(in, n, seed, "echoed message");
             } else {
-                s.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 5, in); }), peer, 5, n, "message");
-                s.expect_pattern(in, n, seed, "message");
+                f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 5, in); }), peer, 5, n, "message");
+                f.expect_pattern(in, n, seed, "message");
                 s.call("ops::send", [&] { ops::send(t, peer, 6, std::span(in.data(), n)); });
             }
         }
+        f.settle(s);
     });
 }
 
@@ -53,6 +58,7 @@ void nonblocking(const Runner& run, const limits& l) {
         using request = typename std::remove_cvref_t<decltype(t)>::request;
         if (t.rank() > 1) return;
         const int peer = 1 - t.rank();
+        detail::first_failure f;
         for (std::size_t n : {std::size_t{0}, std::size_t{8}, std::size_t{3000}, std::size_t{1} << 20}) {
             std::vector<std::byte> a(n), b(n);
             const auto out = detail::pattern(n, static_cast<std::uint32_t>(t.rank() + 1)), second = detail::pattern(n, 9);
@@ -62,19 +68,20 @@ void nonblocking(const Runner& run, const limits& l) {
             r[2] = s.call("isend", [&] { return t.isend(peer, 21, const_bytes(out)); });
             r[3] = s.call("isend", [&] { return t.isend(peer, 21, const_bytes(second)); });
             s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<request>(r, 4)); });
-            s.expect_pattern(a, n, static_cast<std::uint32_t>(peer + 1), "first irecv");
-            s.expect_pattern(b, n, 9, "second irecv");
-            s.expect(s.call("ops::wait", [&] { return ops::wait(t, r[0]); }) == status{}, "wait() on a completed request must give an empty status");
+            f.expect_pattern(a, n, static_cast<std::uint32_t>(peer + 1), "first irecv");
+            f.expect_pattern(b, n, 9, "second irecv");
+            f.expect(s.call("ops::wait", [&] { return ops::wait(t, r[0]); }) == status{}, "wait() on a completed request must give an empty status");
         }
         std::vector<std::byte> in(100);
         request r = s.call("irecv", [&] { return t.irecv(peer, 22, in); });
         const auto out = detail::pattern(100, 22);
         request w = s.call("isend", [&] { return t.isend(peer, 22, const_bytes(out)); });
-        s.expect_status(s.call("ops::wait", [&] { return ops::wait(t, r); }), peer, 22, 100, "wait() on an irecv");
-        s.expect_pattern(in, 100, 22, "wait() on an irecv");
-        s.expect_status(s.call("ops::wait", [&] { return ops::wait(t, w); }), peer, 22, 100, "wait() on an isend");
+        f.expect_status(s.call("ops::wait", [&] { return ops::wait(t, r); }), peer, 22, 100, "wait() on an irecv");
+        f.expect_pattern(in, 100, 22, "wait() on an irecv");
+        f.expect_status(s.call("ops::wait", [&] { return ops::wait(t, w); }), peer, 22, 100, "wait() on an isend");
         request none;
-        s.expect(s.call("ops::wait", [&] { return ops::wait(t, none); }) == status{}, "wait() on a default request must give an empty status");
+        f.expect(s.call("ops::wait", [&] { return ops::wait(t, none); }) == status{}, "wait() on a default request must give an empty status");
+        f.settle(s);
     });
 }
 
@@ -88,6 +95,7 @@ void crossing_exchanges(const Runner& run, const limits& l) {
         const int a = (t.rank() + 1) % p, b = (t.rank() + p - 1) % p;
         std::vector<std::byte> out1 = detail::pattern(1500, 1), out2 = detail::pattern(40, 2);
         std::vector<std::byte> in1(1500), in2(40), in3(1500), in4(40);
+        detail::first_failure f;
         for (int i = 0; i < 200; ++i) {
             request q[6];
             q[0] = s.call("irecv", [&] { return t.irecv(b, 61, in1); });
@@ -102,10 +110,11 @@ void crossing_exchanges(const Runner& run, const limits& l) {
                 for (int k = 5; k >= 0; --k) s.call("ops::wait", [&] { ops::wait(t, q[k]); });
             s.call("ops::send", [&] { ops::send(t, b, 64, out2); });  // a blocking send between rounds
             s.call("ops::recv", [&] { ops::recv(t, a, 64, in4); });
-            s.expect_pattern(in1, 1500, 1, "crossing exchange");
-            s.expect_pattern(in2, 40, 2, "crossing exchange");
-            s.expect_pattern(in3, 1500, 1, "crossing exchange");
+            f.expect_pattern(in1, 1500, 1, "crossing exchange");
+            f.expect_pattern(in2, 40, 2, "crossing exchange");
+            f.expect_pattern(in3, 1500, 1, "crossing exchange");
         }
+        f.settle(s);
     });
 }
 
@@ -118,15 +127,17 @@ void both_send_first(const Runner& run, const limits& l) {
         using T = std::remove_cvref_t<decltype(t)>;
         if (t.rank() > 1) return;
         const int peer = 1 - t.rank();
+        detail::first_failure f;
         const std::string form = "pairwise exchange (" + std::string(kernels::to_string(kernels::swap_form_of<T>())) + ")";
         for (std::size_t n : {std::size_t{8}, std::size_t{5000}, std::size_t{1} << 20}) {
             std::vector<std::byte> in(n);
             for (std::uint32_t round = 0; round < 3; ++round) {
                 const auto out = detail::pattern(n, round * 2 + static_cast<std::uint32_t>(t.rank()));
-                s.expect_status(s.call("kernels::swap", [&] { return kernels::swap(t, peer, out, peer, in, 11); }), peer, 11, n, form);
-                s.expect_pattern(in, n, round * 2 + static_cast<std::uint32_t>(peer), form);
+                f.expect_status(s.call("kernels::swap", [&] { return kernels::swap(t, peer, out, peer, in, 11); }), peer, 11, n, form);
+                f.expect_pattern(in, n, round * 2 + static_cast<std::uint32_t>(peer), form);
             }
         }
+        f.settle(s);
     });
 }
 
