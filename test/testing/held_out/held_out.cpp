@@ -8,6 +8,7 @@
 // leave ranks blocked forever under a runner without deadlock detection, or crash. The parent
 // kills a child at the time limit and prints one table row per mutant:
 //   caught   the suite failed it: the check, the exception's type and its first line
+//            (or its watchdog ended the run, naming the call that never returned)
 //   missed   the suite passed it
 //   hung     still running at the time limit: killed, and the check it was in
 //   crashed  the child died of a signal (or exited without a verdict)
@@ -121,9 +122,9 @@ child spawn(const char* self, std::size_t row, double timeout, bool witnesses) {
     const pid_t pid = fork();
     if (pid < 0) std::perror("fork"), std::exit(2);
     if (pid == 0) {
+        // stderr too: the suite's watchdog says there, in one line, which call never returned.
         dup2(fds[1], STDOUT_FILENO);
-        const int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) dup2(null, STDERR_FILENO);
+        dup2(fds[1], STDERR_FILENO);
         close(fds[0]);
         close(fds[1]);
         const std::string index = std::to_string(row);
@@ -146,6 +147,12 @@ result verdict(const child& c, int wait_status, bool killed, double timeout) {
     while (std::getline(lines, line)) {
         if (line.rfind("check ", 0) == 0) r.check = line.substr(6);
         if (line == "passed") r.what = outcome::passed, decided = true;
+        // A call into the transport that never returned, ended by the suite's watchdog with one
+        // line naming the check, the rank and the call, and a failing exit: the suite caught it.
+        if (line.rfind("comet conformance watchdog: ", 0) == 0 && !decided) {
+            r.what = outcome::caught, decided = true;
+            r.detail = "watchdog: " + line.substr(28);
+        }
         if (line.rfind("caught ", 0) == 0) {
             r.what = outcome::caught, decided = true;
             const std::string rest = line.substr(7);

@@ -146,14 +146,16 @@ void tag_matching(const Runner& run, const limits& l) {
 
 /// Every tag from 0 to max_tag is its own: tags that differ only above some bit never alias,
 /// whether the message finds its receive posted (eleven receives posted in the reverse order of
-/// the sends) or queued (three messages, the last-sent taken first). A negative tag on a send,
-/// or one above max_tag, is rejected naming the value and the rank.
+/// the sends) or queued (three messages, the last-sent taken first). A negative tag on a send
+/// (or one other than any_tag on a receive) is rejected naming the value and the rank. Tags
+/// above max_tag are not looked at: a transport may accept more (MPI's MPI_TAG_UB is often
+/// far larger), and comet never sends them.
 template <class Runner>
 void tag_range(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "tag_range", l, [](auto& t, session& s) {
         std::vector<std::byte> b(8);
         const std::string me = "rank " + std::to_string(t.rank());
-        for (int bad : {-1, -7, max_tag + 1}) {
+        for (int bad : {-1, -7}) {
             s.expect_throw<invalid_argument>([&] { (void)s.call("isend", [&] { return t.isend(0, bad, b); }); },
                                              {std::to_string(bad), me}, "isend with tag " + std::to_string(bad));
             s.expect_throw<invalid_argument>([&] { (void)s.call("irecv", [&] { return t.irecv(0, bad == -1 ? -2 : bad, b); }); },
