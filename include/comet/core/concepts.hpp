@@ -41,7 +41,9 @@
 //   the matching receive. Two ranks that both `send` first may deadlock, as under MPI; a
 //   transport whose sends never wait for the receiver (NX/2's csend, the threads transport)
 //   says so by offering `bsend` (`buffered_send_transport`), and only then do kernels use
-//   the both-send-first form of CoMet's thesis.
+//   the both-send-first form of CoMet's thesis, with `bsend`. The promise is `bsend`'s: two
+//   ranks that both `bsend` and then receive always complete; a standard `send` or `isend`
+//   may still wait for its receive (MPI's do).
 // Progress. A rank polling `test` or `iprobe` lets every other rank's operations progress;
 //   an operation of this rank may need this rank to call into the transport again before it
 //   completes.

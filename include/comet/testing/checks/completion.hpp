@@ -12,17 +12,18 @@
 
 namespace comet::testing::checks {
 
-/// A shorter message fills a prefix and the status says how much; a longer one raises
-/// truncation_error from the `test` that completes its receive, and the transport goes on.
+/// A shorter message fills a prefix and the status says how much; a longer one, by a single
+/// byte too, raises truncation_error from the `test` that completes its receive (not from the
+/// `irecv` that matched it, even when the message was already there), and the transport goes on.
 template <class Runner>
 void receive_buffer_sizes(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "receive_buffer_sizes", l, [](auto& t, session& s) {
         if (t.rank() > 1) return;
-        const std::size_t sizes[] = {10, 100, 100000, 8};
+        const std::size_t sizes[] = {10, 100, 100000, 11, 12, 8};
         const auto tag_of = [](std::size_t i) { return 1 + static_cast<int>(i); };
         if (t.rank() == 0) {
             std::vector<std::vector<std::byte>> m;
-            for (std::size_t i = 0; i < 4; ++i) m.push_back(detail::pattern(sizes[i], static_cast<std::uint32_t>(i + 1)));
+            for (std::size_t i = 0; i < std::size(sizes); ++i) m.push_back(detail::pattern(sizes[i], static_cast<std::uint32_t>(i + 1)));
             auto rs = detail::isend_all(t, s, 1, m, tag_of);
             detail::wait_sends(t, s, rs, 1, tag_of);
             return;
@@ -32,11 +33,20 @@ void receive_buffer_sizes(const Runner& run, const limits& l) {
         s.expect_pattern(in, 10, 1, "short message");
         for (std::size_t i = 10; i < in.size(); ++i)
             s.expect(in[i] == std::byte{0xEE}, "a 10-byte message wrote byte ", i, " of the 64-byte receive buffer");
-        for (int tag : {2, 3})
-            s.expect_throw<truncation_error>([&] { s.recv(t, 0, tag, std::span(in.data(), 10)); }, {tag == 2 ? "100" : "100000"},
-                                             "a message longer than the buffer");
-        s.expect_status(s.recv(t, 0, 4, in), 0, 4, 8, "message after a truncation");
-        s.expect_pattern(in, 8, 4, "message after a truncation");
+        for (int tag : {2, 3, 4})
+            s.expect_throw<truncation_error>([&] { s.recv(t, 0, tag, std::span(in.data(), 10)); },
+                                             {tag == 2 ? "100" : tag == 3 ? "100000" : "11"}, "a message longer than the buffer");
+        // Already arrived when its receive is posted: irecv only matches, the test reports.
+        s.probe(t, 0, 5);
+        typename std::remove_cvref_t<decltype(t)>::request r;
+        try {
+            r = s.call("irecv", [&] { return t.irecv(0, 5, std::span(in.data(), 10)); });
+        } catch (const truncation_error& e) {
+            s.fail("irecv raised truncation_error (\"", e.what(), "\") for a 12-byte message already queued; the test that completes the receive must");
+        }
+        s.expect_throw<truncation_error>([&] { s.wait_recv(t, r, 0, 5); }, {"12"}, "a queued message longer than the buffer");
+        s.expect_status(s.recv(t, 0, 6, in), 0, 6, 8, "message after a truncation");
+        s.expect_pattern(in, 8, 6, "message after a truncation");
     });
 }
 
@@ -54,15 +64,22 @@ void test_never_blocks(const Runner& run, const limits& l) {
         std::vector<std::byte> in(100);
         if (t.rank() == 1) {
             auto r = s.call("irecv", [&] { return t.irecv(0, 22, in); });
-            // Rank 0 sends only after the go below, so nothing can complete this receive yet.
+            std::vector<std::byte> wild(100);
+            auto w = s.call("irecv", [&] { return t.irecv(any_source, 24, wild); });
+            // Rank 0 sends only after the go below, so nothing can complete these receives yet
+            // (named or any_source).
             s.expect(!s.call("test", [&] { return t.test(r); }).has_value(), "test() completed a receive whose message was never sent");
+            s.expect(!s.call("test", [&] { return t.test(w); }).has_value(),
+                     "test() completed an any_source receive whose message was never sent");
             s.send(t, peer, 23, const_bytes{});
+            s.expect_status(s.wait_recv(t, w, 0, 24), 0, 24, 0, "test() status of the any_source receive");
             s.expect_status(s.wait_recv(t, r, 0, 22), 0, 22, 100, "test() status");
             s.expect_pattern(in, 100, 22, "test() message");
             s.expect(s.call("test", [&] { return t.test(r); }) == std::optional<status>(status{}),
                      "test() of a completed receive must give an empty status");
         } else {
             s.recv(t, peer, 23, mutable_bytes{});
+            s.send(t, peer, 24, const_bytes{});
             const auto out = detail::pattern(100, 22);
             auto r = s.call("isend", [&] { return t.isend(peer, 22, const_bytes(out)); });
             s.wait_send(t, r, peer, 22);
@@ -161,6 +178,7 @@ void bad_arguments(const Runner& run, const limits& l) {
         };
         bad([&] { (void)t.isend(p, 1, b); }, p, "isend to rank size()");
         bad([&] { (void)t.isend(-3, 1, b); }, -3, "isend to rank -3");
+        bad([&] { (void)t.irecv(p, 1, b); }, p, "irecv from rank size()");
         bad([&] { (void)t.irecv(p + 2, 1, b); }, p + 2, "irecv from rank size()+2");
         bad([&] { (void)t.irecv(-4, 1, b); }, -4, "irecv from rank -4");
         bad([&] { (void)t.irecv(0, -9, b); }, -9, "irecv with tag -9");

@@ -105,7 +105,7 @@ void capabilities(const Runner& run, const limits& l) {
         // Point to point between ranks 0 and 1; the collectives below on every rank.
         if (t.rank() <= 1) {
             const int peer = 1 - t.rank();
-            std::vector<std::byte> in(1 << 20);
+            std::vector<std::byte> in((1 << 20) + 8);
             if constexpr (synchronous_send_transport<T>) {
                 // issend must stay incomplete until the receiver has posted its receive, which
                 // rank 1 does only after rank 0 tells it (with a later message) to go ahead.
@@ -117,12 +117,21 @@ void capabilities(const Runner& run, const limits& l) {
                         s.expect(!s.call("test", [&] { return t.test(r); }).has_value(), "issend completed before the receive was posted");
                     s.send(t, peer, 42, detail::pattern(1, 42));
                     s.wait_send(t, r, peer, 41);
+                    // ssend returns only once its receive is posted; then rank 0 says so (tag 44).
                     s.call("ssend", [&] { t.ssend(peer, 43, detail::pattern(5000, 43)); });
+                    s.send(t, peer, 44, const_bytes{});
                 } else {
                     s.recv(t, peer, 42, in);
                     s.expect_status(s.recv(t, peer, 41, in), peer, 41, 64, "issend message");
                     s.expect_pattern(in, 64, 41, "issend message");
+                    // Rank 0 is in ssend now, or soon: its word that ssend returned must not come
+                    // before this rank posts the receive (a returned ssend's word takes
+                    // microseconds; 100 ms of silence on a busy machine can only miss one).
+                    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+                    for (int n = 0; n < 50 || std::chrono::steady_clock::now() < until; ++n)
+                        s.expect(!s.iprobe(t, peer, 44).has_value(), "ssend returned before its receive was posted");
                     s.expect_status(s.recv(t, peer, 43, in), peer, 43, 5000, "ssend message");
+                    s.recv(t, peer, 44, mutable_bytes{});
                 }
             }
             if constexpr (ready_send_transport<T>) {
@@ -144,11 +153,16 @@ void capabilities(const Runner& run, const limits& l) {
                 s.expect_pattern(in, 1 << 20, 61 + static_cast<std::uint32_t>(peer), "bsend exchange");
             }
             if constexpr (sendrecv_transport<T>) {
+                // Each rank sends its own tag and size, so that the status (the receive's) cannot
+                // be mistaken for the send's.
                 for (std::size_t n : {std::size_t{8}, std::size_t{1} << 20}) {
-                    auto out = detail::pattern(n, 70 + static_cast<std::uint32_t>(t.rank()));
-                    const status st = s.call("sendrecv", [&] { return t.sendrecv(peer, 71, out, peer, 71, in); });
-                    s.expect_status(st, peer, 71, n, "sendrecv");
-                    s.expect_pattern(in, n, 70 + static_cast<std::uint32_t>(peer), "sendrecv");
+                    const auto mine = static_cast<std::size_t>(t.rank()), theirs = static_cast<std::size_t>(peer);
+                    auto out = detail::pattern(n + mine, 70 + static_cast<std::uint32_t>(t.rank()));
+                    const status st = s.call("sendrecv", [&] {
+                        return t.sendrecv(peer, 72 + t.rank(), out, peer, 72 + peer, std::span(in.data(), n + 1));
+                    });
+                    s.expect_status(st, peer, 72 + peer, n + theirs, "sendrecv (the status of its receive)");
+                    s.expect_pattern(in, n + theirs, 70 + static_cast<std::uint32_t>(peer), "sendrecv");
                 }
             }
             if constexpr (progress_transport<T>) s.call("progress", [&] { t.progress(); });

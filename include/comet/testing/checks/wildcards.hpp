@@ -14,7 +14,8 @@
 
 namespace comet::testing::checks {
 
-/// any_source takes a message from whoever sent one, and the status says who.
+/// any_source takes a message from whoever sent one, the rank itself included, and the status
+/// says who; a probe that names a source sees only that source's messages.
 template <class Runner>
 void any_source_matching(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 4, "any_source_matching", l, [](auto& t, session& s) {
@@ -23,6 +24,19 @@ void any_source_matching(const Runner& run, const limits& l) {
             const auto m = detail::pattern(static_cast<std::size_t>(t.rank()) * 1000, static_cast<std::uint32_t>(t.rank()));
             s.send(t, 0, 100 + t.rank(), m);
             return;
+        }
+        std::vector<std::byte> self_in(8);
+        const auto self_out = detail::pattern(3, 99);
+        auto to_self = s.call("isend", [&] { return t.isend(0, 99, const_bytes(self_out)); });
+        s.expect_status(s.recv(t, any_source, 99, self_in), 0, 99, 3, "recv(any_source, 99) of a message this rank sent itself");
+        s.expect_pattern(self_in, 3, 99, "a message to oneself");
+        s.wait_send(t, to_self, 0, 99);
+        if (p >= 3) {
+            const int last = p - 1;
+            s.probe(t, last, 100 + last);
+            s.expect(!s.iprobe(t, 1, 100 + last).has_value(), "iprobe(1, ", 100 + last, ") reported the message of rank ", last);
+            if (const auto st = s.iprobe(t, 1, any_tag))
+                s.expect(st->source == 1, "iprobe(1, any_tag) reported a message from rank ", st->source);
         }
         std::vector<int> seen(static_cast<std::size_t>(p), 0);
         std::vector<std::byte> in(static_cast<std::size_t>(p) * 1000);
