@@ -196,6 +196,7 @@ public:
     using endpoint::endpoint;
 
     void send(int dest, int tag, comet::const_bytes data) {
+        check_tag("send", tag);  // the arguments are checked as given; the defect is in what is sent
         request r = isend(dest, is(defect::send_native_tag_zero) ? 0 : tag, data);
         finish(r);
     }
