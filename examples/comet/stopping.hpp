@@ -212,8 +212,11 @@ public:
             auto [results, note] = log.snapshot(signal_reason(signal) + "; " + (why.empty() ? "twice" : why) +
                                                 ": the report was written at once, without the points still being sampled");
             o.results = std::move(results);
-            o.stopped = std::move(note);
+            o.stopped = note;
             write_report(s, std::move(o));
+            // The same last line as a run that stopped by itself: where it stopped, and why.
+            std::cerr << "comet: " << comet::describe(note) << (s.out.empty() ? "" : "; the report in " + s.out + " holds what was measured before")
+                      << std::endl;
         });
     }
     second_signal_writes(const second_signal_writes&) = delete;

@@ -58,6 +58,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -271,6 +273,7 @@ public:
             const auto& c = this->inner().detours(*registration_);
             return {c.count, c.seconds()};
         } else {
+            std::lock_guard lock(*mutex_);
             return counts_;
         }
     }
@@ -377,7 +380,10 @@ private:
         if (schedule_.empty()) return;
         const double now = this->inner().now();
         double end = now;
-        while (schedule_.peek().start <= end) end += take().length;
+        {
+            std::lock_guard lock(*mutex_);
+            while (schedule_.peek().start <= end) end += take().length;
+        }
         if (end > now) spin_until(end);
     }
 
@@ -388,14 +394,18 @@ private:
         if (schedule_.empty()) return;
         const double now = this->inner().now();
         double end = now, cpu_free = -std::numeric_limits<double>::infinity();
-        while (schedule_.peek().start <= end) {
-            const detour d = take();
-            cpu_free = std::max(cpu_free, d.start) + d.length;
-            end = std::max(end, cpu_free);
+        {
+            std::lock_guard lock(*mutex_);
+            while (schedule_.peek().start <= end) {
+                const detour d = take();
+                cpu_free = std::max(cpu_free, d.start) + d.length;
+                end = std::max(end, cpu_free);
+            }
         }
         if (end > now) spin_until(end);
     }
 
+    /// @pre `mutex_` held.
     detour take() {
         const detour d = schedule_.next();
         ++counts_.count;
@@ -408,6 +418,9 @@ private:
 
     detour_schedule schedule_;                 ///< the detours to come (on the simulator: handed to it)
     detour_counts counts_;                     ///< what they took so far (not on the simulator)
+    /// Guards the schedule and the counts: a rank's progress thread (nbc's progression by a
+    /// thread) calls into the transport beside the rank, and both take the detours due.
+    std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();
     std::optional<std::size_t> registration_;  ///< the simulator's handle for this schedule
 };
 
