@@ -16,6 +16,7 @@
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
+#include <comet/algorithms/collectives.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -26,8 +27,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
+#include <type_traits>
 #include <thread>
+#include <utility>
 #include <vector>
+
+#include <time.h>
 
 namespace mutants {
 
@@ -56,6 +62,27 @@ enum class defect {
     probe_takes_message,    ///< iprobe removes the message it reports
     status_repeats,         ///< test on a completed request reports its status again
     lose_late_message,      ///< the 300th message from rank 1 to rank 0 of a run is never delivered
+    tag_zero_is_wildcard,   ///< a receive naming tag 0 takes any tag
+    any_tag_skips_reserved, ///< any_tag does not take comet's reserved tags (first_reserved_tag and up)
+    self_lifo,              ///< a named receive of messages to oneself takes the latest
+    iprobe_misses_self,     ///< iprobe does not see messages a rank sent itself
+    iprobe_sees_matched,    ///< iprobe reports a message a posted receive has taken, until it is tested
+    posted_truncation_silent, ///< a message longer than a receive posted before it is cut short, no error
+    now_cpu_time,           ///< now() is the thread's CPU time
+    isend_to_any_source,    ///< isend takes any_source as a destination (and sends to rank 0)
+    bsend_borrows,          ///< bsend of a large message keeps the caller's buffer instead of a copy
+    // The full model's native operations (mutants::full_transport)
+    recv_ignores_source,    ///< native recv takes the earliest message of its tag from anyone
+    send_returns_early,     ///< native send of a large message returns before the message was taken
+    wait_all_skips_last,    ///< native wait_all leaves the last request incomplete
+    barrier_third_free,     ///< the third native barrier of a run returns at once on every rank
+    allreduce_max_from_zero,///< native allreduce_max starts from 0, not from the values
+    reduce_sum_writes_all,  ///< native reduce_sum leaves the sum on every rank
+    reduce_max_root_zero,   ///< native reduce_max reduces to rank 0 whatever the root
+    alltoall_skips_own,     ///< native alltoall leaves this rank's own block out
+    sendrecv_any_tag,       ///< native sendrecv receives with any_tag
+    irsend_any_source_lost, ///< a ready send into a posted any_source receive is lost
+    clock_global_offset,    ///< clock_is_global() says yes, but rank r's clock is r ms ahead
 };
 
 inline constexpr std::size_t eager_limit = 256;
@@ -73,6 +100,7 @@ struct operation {
 struct world {
     struct message {
         int source, tag;
+        bool ready = false;                ///< sent by a ready send
         std::vector<std::byte> copy;       ///< a small message's bytes
         comet::const_bytes large;          ///< a large message's bytes, in the sender's buffer
         std::shared_ptr<operation> sender;  ///< a large message's send
@@ -82,6 +110,7 @@ struct world {
         int source, tag;
         comet::mutable_bytes buffer;
         std::shared_ptr<operation> op;
+        bool posted_first = false;  ///< posted before its message arrived
     };
     struct match {
         message m;
@@ -91,6 +120,7 @@ struct world {
         std::list<message> unexpected;
         std::list<receive> posted;
         std::vector<match> to_copy;  ///< large messages matched, copied at the receiver's next call
+        std::vector<std::pair<std::shared_ptr<operation>, comet::status>> shown;  ///< iprobe_sees_matched
         int small_from_0 = 0, from_1 = 0;
     };
 
@@ -117,6 +147,7 @@ public:
     int size() const { return w_.ranks; }
 
     request isend(int dest, int tag, comet::const_bytes data) {
+        if (is(defect::isend_to_any_source) && dest == comet::any_source) dest = 0;
         if (is(defect::negative_tag_accepted))
             comet::detail::check_peer(rank_, size(), dest, "isend");
         else
@@ -124,7 +155,8 @@ public:
         std::lock_guard g(w_.m);
         auto op = make(dest, tag, 0);
         op->result = is(defect::send_status_empty) ? comet::status{} : comet::status{dest, tag, data.size()};
-        world::message msg{rank_, tag, {}, {}, nullptr};
+        world::message msg{rank_, tag, false, {}, {}, nullptr};
+        msg.ready = ready_;
         if (data.size() <= eager_limit)
             msg.copy.assign(data.begin(), data.end()), op->done = true;
         else
@@ -175,6 +207,10 @@ public:
             if (!is(defect::blocking_test)) return std::nullopt;
             std::this_thread::yield();
         }
+        if (is(defect::iprobe_sees_matched)) {
+            std::lock_guard g(w_.m);
+            std::erase_if(box(rank_).shown, [&](const auto& x) { return x.first == r.op_; });
+        }
         const auto op = is(defect::status_repeats) ? r.op_ : std::exchange(r.op_, nullptr);
         if (op->overflow)
             comet::raise<comet::truncation_error>(rank_, "recv from ", op->peer, " (tag ", op->tag, "): the ", op->overflow,
@@ -187,7 +223,12 @@ public:
         std::lock_guard g(w_.m);
         if (!is(defect::no_progress_on_probe)) progress();
         auto& mine = box(rank_);
-        const auto it = find(mine.unexpected, source, tag);
+        if (is(defect::iprobe_sees_matched))
+            for (const auto& [op, st] : mine.shown)
+                if (matches(source, tag, world::message{st.source, st.tag, false, {}, {}, nullptr})) return st;
+        auto it = find(mine.unexpected, source, tag);
+        if (is(defect::iprobe_misses_self))
+            while (it != mine.unexpected.end() && it->source == rank_) it = std::find_if(std::next(it), mine.unexpected.end(), [&](const world::message& m) { return matches(source, tag, m); });
         if (it == mine.unexpected.end()) return std::nullopt;
         const std::size_t n = it->size();
         const comet::status st{it->source, it->tag, is(defect::probe_size_eager) ? std::min(n, eager_limit) : n};
@@ -196,7 +237,13 @@ public:
     }
 
     double now() {
+        if (is(defect::now_cpu_time)) {
+            timespec ts{};
+            ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+            return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+        }
         const double x = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+        if (is(defect::clock_global_offset)) return x + 1e-3 * rank_;
         return is(defect::clock_steps_back) && ++clock_calls_ % 100 == 0 ? x - 1e-6 : x;
     }
 
@@ -214,12 +261,21 @@ public:
             std::this_thread::yield();
         }
         std::lock_guard g(w_.m);
-        world::message msg{rank_, tag, std::vector<std::byte>(data.begin(), data.end()), {}, nullptr};
+        world::message msg{rank_, tag, false, std::vector<std::byte>(data.begin(), data.end()), {}, nullptr};
+        if (is(defect::bsend_borrows) && data.size() > eager_limit) {
+            msg.copy.clear();
+            msg.large = data;
+            msg.sender = make(dest, tag, 0);
+        }
         arrive(dest, std::move(msg));
     }
 
-private:
+protected:
+    bool ready_ = false;  ///< the send being started is a ready send (full_transport)
+
     bool is(defect d) const { return w_.broken == d; }
+
+private:
     world::box& box(int r) { return w_.boxes[static_cast<std::size_t>(r)]; }
 
     std::shared_ptr<operation> make(int peer, int tag, std::size_t capacity) {
@@ -229,7 +285,8 @@ private:
     }
 
     bool tags_match(int want, int got) const {
-        if (want == comet::any_tag) return true;
+        if (want == comet::any_tag) return !(is(defect::any_tag_skips_reserved) && got >= comet::first_reserved_tag);
+        if (want == 0 && is(defect::tag_zero_is_wildcard)) return true;
         return is(defect::tag_alias) ? want % 4096 == got % 4096 : want == got;
     }
     bool matches(int source, int tag, const world::message& m) const {
@@ -245,6 +302,7 @@ private:
             if (is(defect::any_tag_lowest) && tag == comet::any_tag && it->tag < best->tag) best = it;
             if (is(defect::any_source_latest) && source == comet::any_source) best = it;
             if (is(defect::lifo_matching) && source != comet::any_source && tag != comet::any_tag) best = it;
+            if (is(defect::self_lifo) && source == rank_ && tag != comet::any_tag) best = it;
         }
         return best;
     }
@@ -256,6 +314,7 @@ private:
         auto r = to.posted.end();
         for (auto it = to.posted.begin(); it != to.posted.end(); ++it)
             if ((it->source == comet::any_source || it->source == m.source) && tags_match(it->tag, m.tag)) {
+                if (is(defect::irsend_any_source_lost) && m.ready && it->source == comet::any_source) return;
                 const bool wild = it->source == comet::any_source || it->tag == comet::any_tag;
                 if (is(defect::named_before_wildcard) && wild) {
                     if (r == to.posted.end()) r = it;  // remembered, but a named one later wins
@@ -267,7 +326,8 @@ private:
         if (r != to.posted.end()) {
             world::receive rcv = *r;
             to.posted.erase(r);
-            deliver(std::move(m), std::move(rcv), dest);
+            if (is(defect::iprobe_sees_matched)) to.shown.emplace_back(rcv.op, comet::status{m.source, m.tag, m.size()});
+            deliver(std::move(m), std::move(rcv), dest, true);
             return;
         }
         auto at = to.unexpected.end();
@@ -278,9 +338,10 @@ private:
 
     /// Message `m` taken by receive `r` of rank `at` (default: this rank): a small one is
     /// copied now, a large one at that rank's next call.
-    void deliver(world::message m, world::receive r, int at = -1) {
+    void deliver(world::message m, world::receive r, int at = -1, bool posted = false) {
         const int owner = at < 0 ? rank_ : at;
         --w_.unreceived_from[static_cast<std::size_t>(owner * size() + m.source)];
+        r.posted_first = posted;
         if (m.sender) {
             box(owner).to_copy.push_back({std::move(m), std::move(r)});
             return;
@@ -292,7 +353,7 @@ private:
         const std::size_t n = data.size();
         operation& op = *r.op;
         op.result = comet::status{source, tag, n};
-        if (n > r.buffer.size() && !is(defect::silent_truncation)) {
+        if (n > r.buffer.size() && !is(defect::silent_truncation) && !(r.posted_first && is(defect::posted_truncation_silent))) {
             op.overflow = n;
         } else {
             const std::size_t k = std::min(n, r.buffer.size());
@@ -318,9 +379,90 @@ private:
     unsigned clock_calls_ = 0;
 };
 
+/// The full model: the base with native operations (comet/ops/ calls them instead of its
+/// portable ones), each the portable algorithm over this transport's core or a few lines of
+/// its own, so that a defect in one of them is a defect of that operation alone.
+class full_transport : public transport<false> {
+public:
+    using transport<false>::transport;
+
+    void send(int dest, int tag, comet::const_bytes data) {
+        auto r = isend(dest, tag, data);
+        if (is(defect::send_returns_early) && data.size() > eager_limit) return;
+        wait(r);
+    }
+    comet::status recv(int source, int tag, comet::mutable_bytes buffer) {
+        comet::detail::check_recv(rank(), size(), source, tag, "recv");
+        auto r = irecv(is(defect::recv_ignores_source) ? comet::any_source : source, tag, buffer);
+        return wait(r);
+    }
+    comet::status wait(request& r) {
+        for (;;) {
+            if (auto st = test(r)) return *st;
+            std::this_thread::yield();
+        }
+    }
+    void wait_all(std::span<request> rs) {
+        const std::size_t n = is(defect::wait_all_skips_last) && !rs.empty() ? rs.size() - 1 : rs.size();
+        for (std::size_t i = 0; i < n; ++i) wait(rs[i]);
+    }
+    void rsend(int dest, int tag, comet::const_bytes data) {
+        auto r = irsend(dest, tag, data);
+        wait(r);
+    }
+    request irsend(int dest, int tag, comet::const_bytes data) {
+        ready_ = true;
+        auto r = isend(dest, tag, data);
+        ready_ = false;
+        return r;
+    }
+    comet::status sendrecv(int dest, int send_tag, comet::const_bytes out, int source, int recv_tag, comet::mutable_bytes in) {
+        auto r = irecv(source, is(defect::sendrecv_any_tag) ? comet::any_tag : recv_tag, in);
+        auto w = isend(dest, send_tag, out);
+        wait(w);
+        return wait(r);
+    }
+
+    void barrier() {
+        if (is(defect::barrier_third_free) && ++barriers_ == 3) return;
+        comet::algorithms::barrier(*this);
+    }
+    void broadcast(int root, comet::mutable_bytes data) { comet::algorithms::broadcast(*this, root, data); }
+    void allreduce_sum(std::span<double> v) { comet::algorithms::allreduce(*this, v, [](double a, double b) { return a + b; }); }
+    void allreduce_max(std::span<double> v) {
+        if (is(defect::allreduce_max_from_zero))
+            for (double& x : v) x = std::max(x, 0.0);
+        comet::algorithms::allreduce(*this, v, [](double a, double b) { return std::max(a, b); });
+    }
+    void allreduce_min(std::span<double> v) { comet::algorithms::allreduce(*this, v, [](double a, double b) { return std::min(a, b); }); }
+    void reduce_sum(int root, std::span<double> v) {
+        if (is(defect::reduce_sum_writes_all)) return allreduce_sum(v);
+        comet::algorithms::reduce(*this, root, v, [](double a, double b) { return a + b; });
+    }
+    void reduce_max(int root, std::span<double> v) {
+        comet::algorithms::reduce(*this, is(defect::reduce_max_root_zero) ? 0 : root, v, [](double a, double b) { return std::max(a, b); });
+    }
+    void reduce_min(int root, std::span<double> v) {
+        comet::algorithms::reduce(*this, root, v, [](double a, double b) { return std::min(a, b); });
+    }
+    void gather(int root, comet::const_bytes mine, comet::mutable_bytes all) { comet::algorithms::gather(*this, root, mine, all); }
+    void alltoall(comet::const_bytes out, comet::mutable_bytes in) {
+        const std::size_t block = in.size() / static_cast<std::size_t>(size());
+        const auto own = in.subspan(block * static_cast<std::size_t>(rank()), block);
+        const std::vector<std::byte> before(own.begin(), own.end());
+        comet::algorithms::alltoall(*this, out, in);
+        if (is(defect::alltoall_skips_own)) std::copy(before.begin(), before.end(), own.begin());
+    }
+    bool clock_is_global() const { return true; }
+
+private:
+    int barriers_ = 0;
+};
+
 /// Runs a group of `ranks` on fresh threads of a fresh world with defect `broken`; joins them
 /// all and rethrows the first exception any rank threw. No stopping, no deadlock detection.
-template <bool Bsend = false>
+/// `Full`: the ranks are full_transport (native operations), else transport<Bsend>.
+template <bool Bsend = false, bool Full = false>
 struct runner {
     static constexpr bool catches_failures = true;
     static constexpr bool detects_deadlock = false;
@@ -334,7 +476,7 @@ struct runner {
         for (int r = 0; r < ranks; ++r)
             threads.emplace_back([&, r] {
                 try {
-                    transport<Bsend> t(w, r);
+                    std::conditional_t<Full, full_transport, transport<Bsend>> t(w, r);
                     body(t);
                 } catch (...) {
                     std::lock_guard g(m);
@@ -348,5 +490,6 @@ struct runner {
 
 static_assert(comet::transport<transport<false>> && !comet::buffered_send_transport<transport<false>>);
 static_assert(comet::buffered_send_transport<transport<true>>);
+static_assert(comet::ready_send_transport<full_transport> && comet::sendrecv_transport<full_transport>);
 
 }  // namespace mutants

@@ -469,10 +469,12 @@ private:
     }
 
     /// A request for `o`: already complete (status kept for the first wait/test) or pending.
+    /// A receive that found its message too big stays with the request: the wait or test that
+    /// completes it raises the truncation (the concept's rule), not the irecv.
     request wrap(detail::op* o) {
         request r;
         r.id_ = true;
-        if (o->done) {
+        if (o->done && !o->overflow) {
             r.result_ = finish(o);
             return r;
         }

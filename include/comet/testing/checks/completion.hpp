@@ -7,7 +7,9 @@
 #include <comet/ops/ops.hpp>
 #include <comet/testing/checks/matching.hpp>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace comet::testing::checks {
@@ -26,6 +28,12 @@ void receive_buffer_sizes(const Runner& run, const limits& l) {
             for (std::size_t i = 0; i < std::size(sizes); ++i) m.push_back(detail::pattern(sizes[i], static_cast<std::uint32_t>(i + 1)));
             auto rs = detail::isend_all(t, s, 1, m, tag_of);
             detail::wait_sends(t, s, rs, 1, tag_of);
+            // Rank 1's receives are posted before these arrive.
+            s.recv(t, 1, 20, mutable_bytes{});
+            std::vector<std::vector<std::byte>> late{detail::pattern(11, 7), detail::pattern(100000, 8), detail::pattern(10, 9)};
+            const auto late_tag = [](std::size_t i) { return 7 + static_cast<int>(i); };
+            auto ls = detail::isend_all(t, s, 1, late, late_tag);
+            detail::wait_sends(t, s, ls, 1, late_tag);
             return;
         }
         std::vector<std::byte> in(64, std::byte{0xEE});
@@ -47,6 +55,17 @@ void receive_buffer_sizes(const Runner& run, const limits& l) {
         s.expect_throw<truncation_error>([&] { s.wait_recv(t, r, 0, 5); }, {"12"}, "a queued message longer than the buffer");
         s.expect_status(s.recv(t, 0, 6, in), 0, 6, 8, "message after a truncation");
         s.expect_pattern(in, 8, 6, "message after a truncation");
+        // Receives posted before their messages are sent: too long by one byte, by 99,990 bytes,
+        // and exactly the buffer's size (which fits).
+        std::vector<std::vector<std::byte>> posted(3, std::vector<std::byte>(10));
+        std::vector<typename std::remove_cvref_t<decltype(t)>::request> pr;
+        for (int i = 0; i < 3; ++i) pr.push_back(s.call("irecv", [&] { return t.irecv(0, 7 + i, posted[static_cast<std::size_t>(i)]); }));
+        s.send(t, 0, 20, const_bytes{});
+        s.expect_throw<truncation_error>([&] { s.wait_recv(t, pr[0], 0, 7); }, {"11"}, "a message longer than the buffer of a posted receive");
+        s.expect_throw<truncation_error>([&] { s.wait_recv(t, pr[1], 0, 8); }, {"100000"},
+                                         "a message longer than the buffer of a posted receive");
+        s.expect_status(s.wait_recv(t, pr[2], 0, 9), 0, 9, 10, "a message exactly the size of the posted buffer");
+        s.expect_pattern(posted[2], 10, 9, "a message exactly the size of the posted buffer");
     });
 }
 
@@ -97,15 +116,28 @@ void probe(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "probe", l, [](auto& t, session& s) {
         if (t.rank() > 1) return;
         const std::size_t large = std::size_t{1} << 20;
+        const auto tag_of = [](std::size_t i) { return 31 + static_cast<int>(i); };
         if (t.rank() == 0) {
             s.recv(t, 1, 30, mutable_bytes{});
-            std::vector<std::vector<std::byte>> m{detail::pattern(77, 31), detail::pattern(large, 32)};
-            auto rs = detail::isend_all(t, s, 1, m, [](std::size_t i) { return 31 + static_cast<int>(i); });
-            detail::wait_sends(t, s, rs, 1, [](std::size_t i) { return 31 + static_cast<int>(i); });
+            std::vector<std::vector<std::byte>> m{detail::pattern(77, 31), detail::pattern(large, 32), detail::pattern(40, 33),
+                                                  detail::pattern(40, 34)};
+            auto rs = detail::isend_all(t, s, 1, m, tag_of);
+            detail::wait_sends(t, s, rs, 1, tag_of);
             return;
         }
         s.expect(!s.iprobe(t, any_source, 31).has_value(), "iprobe found a message nobody sent");
+        // A message a posted receive has matched belongs to that receive: iprobe never reports it,
+        // before or after the test that completes the receive.
+        std::vector<std::byte> taken(40);
+        auto r33 = s.call("irecv", [&] { return t.irecv(0, 33, taken); });
         s.send(t, 0, 30, const_bytes{});
+        s.probe(t, 0, 34);
+        for (int i = 0; i < 200; ++i)
+            s.expect(!s.iprobe(t, 0, 33).has_value(), "iprobe(0, 33) reported the message a receive posted before it was sent has taken");
+        s.expect_status(s.wait_recv(t, r33, 0, 33), 0, 33, 40, "the posted receive");
+        s.expect_pattern(taken, 40, 33, "the posted receive");
+        s.expect(!s.iprobe(t, 0, 33).has_value(), "iprobe(0, 33) reported a message after the receive posted for it completed");
+        s.recv(t, 0, 34, taken);
         s.expect_status(s.probe(t, 0, 31), 0, 31, 77, "probe status");
         s.expect_status(s.probe(t, 0, any_tag), 0, 31, 77, "a second probe (any_tag)");
         s.expect_status(s.probe(t, any_source, 32), 0, 32, large, "probe of a 1 MiB message");
@@ -178,6 +210,7 @@ void bad_arguments(const Runner& run, const limits& l) {
         };
         bad([&] { (void)t.isend(p, 1, b); }, p, "isend to rank size()");
         bad([&] { (void)t.isend(-3, 1, b); }, -3, "isend to rank -3");
+        bad([&] { (void)t.isend(any_source, 1, b); }, any_source, "isend to any_source (a receive's wildcard, not a rank)");
         bad([&] { (void)t.irecv(p, 1, b); }, p, "irecv from rank size()");
         bad([&] { (void)t.irecv(p + 2, 1, b); }, p + 2, "irecv from rank size()+2");
         bad([&] { (void)t.irecv(-4, 1, b); }, -4, "irecv from rank -4");
@@ -204,6 +237,22 @@ void time_and_compute(const Runner& run, const limits& l) {
                      testing::detail::exact(last - x), " s)");
             last = x;
         }
+        // A clock that follows the host while it computes is a wall clock, and so follows it while
+        // it sleeps too (a process's or thread's CPU time does not); a virtual clock follows neither.
+        const auto host_busy = [](double seconds) {
+            const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+            while (std::chrono::steady_clock::now() < until) {
+            }
+        };
+        const double b0 = now();
+        host_busy(0.05);
+        const double busy_host = now() - b0;
+        const double s0 = now();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        const double slept = now() - s0;
+        s.expect(busy_host < 0.01 || slept >= 0.01, "now() advanced ", testing::detail::exact(busy_host),
+                 " s while this rank computed for 50 ms but ", testing::detail::exact(slept),
+                 " s while it slept for 20 ms: it must be a wall clock (or a virtual one), not CPU time");
         const double t0 = now();
         s.call("ops::compute", [&] { ops::compute(t, work::busy(0.005)); });
         const double busy = now() - t0;

@@ -39,8 +39,10 @@ void collectives(const Runner& run, const limits& l) {
                 std::vector<double> v(n), hi(n), lo(n);
                 for (std::size_t i = 0; i < n; ++i) {
                     v[i] = static_cast<double>(t.rank() * 1000 + static_cast<int>(i)) + 0.5;
-                    // The maximum and minimum sit on different ranks for different elements.
-                    hi[i] = lo[i] = static_cast<double>((t.rank() + static_cast<int>(i)) % t.size());
+                    // The maximum and minimum sit on different ranks for different elements; every
+                    // value to take the maximum of is negative, every one for the minimum positive.
+                    lo[i] = 1.0 + static_cast<double>((t.rank() + static_cast<int>(i)) % t.size());
+                    hi[i] = -lo[i];
                 }
                 s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, v); });
                 s.call("ops::allreduce_max", [&] { ops::allreduce_max(t, hi); });
@@ -48,8 +50,8 @@ void collectives(const Runner& run, const limits& l) {
                 for (std::size_t i = 0; i < n; ++i) {
                     const double want = 1000.0 * p * (p - 1) / 2 + p * (static_cast<double>(i) + 0.5);
                     f.expect(v[i] == want, "allreduce_sum element ", i, " is ", v[i], ", expected ", want);
-                    f.expect(hi[i] == p - 1, "allreduce_max element ", i, " is ", hi[i], ", expected ", p - 1);
-                    f.expect(lo[i] == 0.0, "allreduce_min element ", i, " is ", lo[i], ", expected 0");
+                    f.expect(hi[i] == -1.0, "allreduce_max element ", i, " is ", hi[i], ", expected -1");
+                    f.expect(lo[i] == 1.0, "allreduce_min element ", i, " is ", lo[i], ", expected 1");
                 }
             }
             // Inexact sums must still agree bit for bit on every rank.
@@ -58,7 +60,49 @@ void collectives(const Runner& run, const limits& l) {
             std::vector<double> from_root = x;
             s.call("ops::broadcast", [&] { ops::broadcast(t, 0, std::as_writable_bytes(std::span<double>(from_root))); });
             f.expect(std::memcmp(x.data(), from_root.data(), x.size() * sizeof(double)) == 0, "allreduce_sum gave this rank other bits than rank 0");
-            for (int root : {0, t.size() - 1})
+            // The rooted reductions, from every root: the result on the root, every other rank's
+            // values left as they were.
+            for (int root = 0; root < t.size(); ++root)
+                for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1000}}) {
+                    std::vector<double> sum(n), mx(n), mn(n);
+                    for (std::size_t i = 0; i < n; ++i) {
+                        sum[i] = static_cast<double>(t.rank() * 1000 + static_cast<int>(i)) + 0.25;
+                        mn[i] = 2.0 + static_cast<double>((t.rank() + static_cast<int>(i)) % t.size());
+                        mx[i] = -mn[i];
+                    }
+                    const auto sum0 = sum, mx0 = mx, mn0 = mn;
+                    s.call("ops::reduce_sum", [&] { ops::reduce_sum(t, root, sum); });
+                    s.call("ops::reduce_max", [&] { ops::reduce_max(t, root, mx); });
+                    s.call("ops::reduce_min", [&] { ops::reduce_min(t, root, mn); });
+                    if (t.rank() != root) {
+                        f.expect(sum == sum0 && mx == mx0 && mn == mn0, "reduce_sum/max/min to root ", root,
+                                 " changed the values of rank ", t.rank(), ", which is not the root");
+                        continue;
+                    }
+                    for (std::size_t i = 0; i < n; ++i) {
+                        const double want = 1000.0 * p * (p - 1) / 2 + p * (static_cast<double>(i) + 0.25);
+                        f.expect(sum[i] == want, "reduce_sum to root ", root, ": element ", i, " is ", sum[i], ", expected ", want);
+                        f.expect(mx[i] == -2.0, "reduce_max to root ", root, ": element ", i, " is ", mx[i], ", expected -2");
+                        f.expect(mn[i] == 2.0, "reduce_min to root ", root, ": element ", i, " is ", mn[i], ", expected 2");
+                    }
+                }
+            // alltoall: block r of every rank's out reaches rank r, this rank's own block included.
+            for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{8}, std::size_t{3000}}) {
+                const auto seed_of = [](int from, int to) { return static_cast<std::uint32_t>(200 + 10 * from + to); };
+                std::vector<std::byte> out, in(n * static_cast<std::size_t>(t.size()), std::byte{0xEE});
+                for (int r = 0; r < t.size(); ++r) {
+                    const auto block = detail::pattern(n, seed_of(t.rank(), r));
+                    out.insert(out.end(), block.begin(), block.end());
+                }
+                s.call("ops::alltoall", [&] { ops::alltoall(t, out, in); });
+                for (int r = 0; r < t.size(); ++r) {
+                    const auto want = detail::pattern(n, seed_of(r, t.rank()));
+                    f.expect(std::equal(want.begin(), want.end(), in.begin() + static_cast<std::ptrdiff_t>(n) * r), "alltoall of ", n,
+                             "-byte blocks: the block from rank ", r, r == t.rank() ? " (this rank's own)" : "",
+                             " differs from what it sent");
+                }
+            }
+            for (int root = 0; root < t.size(); ++root)
                 for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{4000}}) {
                     const auto mine = detail::pattern(n, static_cast<std::uint32_t>(100 + t.rank()));
                     std::vector<std::byte> all(t.rank() == root ? n * static_cast<std::size_t>(t.size()) : 0);
@@ -75,25 +119,59 @@ void collectives(const Runner& run, const limits& l) {
     }
 }
 
-/// No rank leaves a barrier before every rank entered it (checked when the clock is global).
+/// No rank leaves a barrier before every rank entered it, at any of eight barriers in a row,
+/// each with another rank arriving 50 ms late: every other rank's own clock sees it wait (at
+/// least 10 ms of the 50 on one of them, so that a rank descheduled on a busy machine is no
+/// failure), and when the clock is global no rank left before the last arrived. A clock the
+/// transport calls global also orders a message's receipt after its sending, both ways.
 template <class Runner>
 void barrier_waits_for_everyone(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 3, "barrier_waits_for_everyone", l, [](auto& t, session& s) {
+        const int p = t.size();
+        detail::first_failure f;
         s.call("ops::barrier", [&] { ops::barrier(t); });
-        if (t.rank() == t.size() - 1) s.call("ops::compute", [&] { ops::compute(t, work::busy(0.02)); });
-        std::vector<double> times(2 * static_cast<std::size_t>(t.size()), 0.0);
-        times[2 * static_cast<std::size_t>(t.rank())] = t.now();
-        s.call("ops::barrier", [&] { ops::barrier(t); });
-        times[2 * static_cast<std::size_t>(t.rank()) + 1] = t.now();
-        s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, times); });
-        if (!ops::clock_is_global(t)) return;
-        double last_in = 0, first_out = 1e300;
-        for (int r = 0; r < t.size(); ++r) {
-            last_in = std::max(last_in, times[2 * static_cast<std::size_t>(r)]);
-            first_out = std::min(first_out, times[2 * static_cast<std::size_t>(r) + 1]);
+        std::vector<double> times(3 * static_cast<std::size_t>(p), 0.0);
+        for (int k = 0; k < 8; ++k) {
+            const int late = k % p;
+            if (t.rank() == late) s.call("ops::compute", [&] { ops::compute(t, work::busy(0.05)); });
+            std::fill(times.begin(), times.end(), 0.0);
+            const std::size_t me = 3 * static_cast<std::size_t>(t.rank());
+            times[me] = t.now();
+            s.call("ops::barrier", [&] { ops::barrier(t); });
+            times[me + 1] = t.now();
+            times[me + 2] = times[me + 1] - times[me];
+            s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, times); });
+            double longest_wait = 0, last_in = 0, first_out = 1e300;
+            for (int r = 0; r < p; ++r) {
+                const std::size_t i = 3 * static_cast<std::size_t>(r);
+                if (r != late) longest_wait = std::max(longest_wait, times[i + 2]);
+                last_in = std::max(last_in, times[i]);
+                first_out = std::min(first_out, times[i + 1]);
+            }
+            f.expect(p < 2 || longest_wait >= 0.01, "barrier ", k + 2, " of 9: rank ", late, " arrived 50 ms late, yet no other rank waited for it (",
+                     testing::detail::exact(longest_wait), " s at most)");
+            if (ops::clock_is_global(t))
+                f.expect(first_out >= last_in, "barrier ", k + 2, " of 9: a rank left at ", testing::detail::exact(first_out),
+                         " s before the last arrived at ", testing::detail::exact(last_in), " s");
         }
-        s.expect(first_out >= last_in, "a rank left the barrier at ", testing::detail::exact(first_out), " s before the last arrived at ",
-                 testing::detail::exact(last_in), " s");
+        if (ops::clock_is_global(t) && p >= 2 && t.rank() <= 1) {
+            // Each of ranks 0 and 1 sends the other its clock; the receiver's clock, read after the
+            // message is in, is not earlier.
+            const int peer = 1 - t.rank();
+            for (int way = 0; way < 2; ++way) {
+                double stamp = 0;
+                if (t.rank() == way) {
+                    stamp = t.now();
+                    s.call("ops::send", [&] { ops::send(t, peer, 90, std::as_bytes(std::span(&stamp, 1))); });
+                } else {
+                    s.call("ops::recv", [&] { ops::recv(t, peer, 90, std::as_writable_bytes(std::span(&stamp, 1))); });
+                    const double got = t.now();
+                    f.expect(got >= stamp, "clock_is_global() says the clocks agree, but a message rank ", peer, " sent at ",
+                             testing::detail::exact(stamp), " s arrived at ", testing::detail::exact(got), " s on rank ", t.rank(), "'s clock");
+                }
+            }
+        }
+        f.settle(s);
     });
 }
 
@@ -135,17 +213,28 @@ void capabilities(const Runner& run, const limits& l) {
                 }
             }
             if constexpr (ready_send_transport<T>) {
-                for (std::size_t n : {std::size_t{16}, std::size_t{1} << 20}) {
-                    if (t.rank() == 1) {
-                        auto r = s.call("irecv", [&] { return t.irecv(peer, 51, in); });
-                        s.send(t, peer, 52, detail::pattern(1, 52));  // "posted"
-                        s.expect_status(s.wait_recv(t, r, peer, 51), peer, 51, n, "rsend message");
-                        s.expect_pattern(in, n, 51, "rsend message");
-                    } else {
-                        s.recv(t, peer, 52, in);
-                        s.call("rsend", [&] { t.rsend(peer, 51, detail::pattern(n, 51)); });
+                // rsend and irsend into a receive posted naming the sender, or any_source.
+                for (int form = 0; form < 4; ++form)
+                    for (std::size_t n : {std::size_t{16}, std::size_t{1} << 20}) {
+                        const bool wild = form % 2 == 1, nonblocking = form >= 2;
+                        const std::string what = std::string(nonblocking ? "irsend" : "rsend") + " message into " +
+                                                 (wild ? "an any_source receive" : "a receive naming its sender");
+                        if (t.rank() == 1) {
+                            auto r = s.call("irecv", [&] { return t.irecv(wild ? any_source : peer, 51, in); });
+                            s.send(t, peer, 52, detail::pattern(1, 52));  // "posted"
+                            s.expect_status(s.wait_recv(t, r, peer, 51), peer, 51, n, what);
+                            s.expect_pattern(in, n, 51, what);
+                        } else {
+                            s.recv(t, peer, 52, in);
+                            const auto out = detail::pattern(n, 51);
+                            if (nonblocking) {
+                                auto r = s.call("irsend", [&] { return t.irsend(peer, 51, out); });
+                                s.expect_status(s.wait_send(t, r, peer, 51), peer, 51, n, "the completed irsend's status");
+                            } else {
+                                s.call("rsend", [&] { t.rsend(peer, 51, out); });
+                            }
+                        }
                     }
-                }
             }
             if constexpr (buffered_send_transport<T>) {
                 s.call("bsend", [&] { t.bsend(peer, 61, detail::pattern(1 << 20, 61 + static_cast<std::uint32_t>(t.rank()))); });
@@ -155,14 +244,20 @@ void capabilities(const Runner& run, const limits& l) {
             if constexpr (sendrecv_transport<T>) {
                 // Each rank sends its own tag and size, so that the status (the receive's) cannot
                 // be mistaken for the send's.
+                // A message of another tag sent first must be left for its own receive.
                 for (std::size_t n : {std::size_t{8}, std::size_t{1} << 20}) {
                     const auto mine = static_cast<std::size_t>(t.rank()), theirs = static_cast<std::size_t>(peer);
                     auto out = detail::pattern(n + mine, 70 + static_cast<std::uint32_t>(t.rank()));
+                    const auto decoy = detail::pattern(3, 75);
+                    auto d = s.call("isend", [&] { return t.isend(peer, 75, const_bytes(decoy)); });
                     const status st = s.call("sendrecv", [&] {
                         return t.sendrecv(peer, 72 + t.rank(), out, peer, 72 + peer, std::span(in.data(), n + 1));
                     });
-                    s.expect_status(st, peer, 72 + peer, n + theirs, "sendrecv (the status of its receive)");
+                    s.expect_status(st, peer, 72 + peer, n + theirs, "sendrecv (the status of its receive), a message of tag 75 sent before");
                     s.expect_pattern(in, n + theirs, 70 + static_cast<std::uint32_t>(peer), "sendrecv");
+                    std::vector<std::byte> other(3);
+                    s.expect_status(s.recv(t, peer, 75, other), peer, 75, 3, "the message of tag 75 sent before a sendrecv");
+                    s.wait_send(t, d, peer, 75);
                 }
             }
             if constexpr (progress_transport<T>) s.call("progress", [&] { t.progress(); });

@@ -141,12 +141,36 @@ void tag_matching(const Runner& run, const limits& l) {
             s.expect_status(s.recv(t, 1, any_tag, in), 1, 9, 3, "any_tag receive of a message to self");
             s.wait_send(t, r, 1, 9);
         }
+        // Tag 0 is a tag like any other, not a wildcard; any_tag takes every tag up to max_tag
+        // (comet's own reserved ones too), in the order sent. Rank 1 sends, rank 0 receives (the
+        // closing barrier sends nothing to rank 0 before it is done, so any_tag cannot take that).
+        const std::vector<int> tags{5, 0, max_tag, first_reserved_tag, 16384, 1};
+        const auto high_tag_of = [&](std::size_t i) { return tags[i]; };
+        if (t.rank() == 1) {
+            s.recv(t, 0, 10, mutable_bytes{});
+            std::vector<std::vector<std::byte>> m;
+            for (std::size_t i = 0; i < tags.size(); ++i) m.push_back(detail::numbered(8, static_cast<std::uint32_t>(i), 11));
+            auto rs = detail::isend_all(t, s, 0, m, high_tag_of);
+            detail::wait_sends(t, s, rs, 0, high_tag_of);
+        } else {
+            std::vector<std::byte> in(8);
+            s.send(t, 1, 10, const_bytes{});
+            s.probe(t, 1, 1);
+            s.expect_status(s.recv(t, 1, 0, in), 1, 0, 8, "recv(1, tag 0) with tags 5 and 0 queued");
+            s.expect(detail::number_of(in) == 1, "recv(1, tag 0) took message ", detail::number_of(in), ", sent with tag ",
+                     tags[std::min<std::size_t>(detail::number_of(in), tags.size() - 1)]);
+            for (std::size_t i : {0, 2, 3, 4, 5}) {
+                const status st = s.recv(t, 1, any_tag, in);
+                s.expect(st.tag == tags[i] && detail::number_of(in) == i, "recv(1, any_tag) took {tag ", st.tag, ", message ",
+                         detail::number_of(in), "}; the earliest left was {tag ", tags[i], ", message ", i, "}");
+            }
+        }
     });
 }
 
-/// Every tag from 0 to max_tag is its own: tags that differ only above some bit never alias,
-/// whether the message finds its receive posted (eleven receives posted in the reverse order of
-/// the sends) or queued (three messages, the last-sent taken first). A negative tag on a send
+/// Every tag from 0 to max_tag is its own: tags that differ in one bit never alias, whether the
+/// message finds its receive posted (receives posted in the reverse order of the sends) or queued
+/// (the last-sent taken first). A negative tag on a send
 /// (or one other than any_tag on a receive) is rejected naming the value and the rank. Tags
 /// above max_tag are not looked at: a transport may accept more (MPI's MPI_TAG_UB is often
 /// far larger), and comet never sends them.
@@ -162,8 +186,15 @@ void tag_range(const Runner& run, const limits& l) {
                                              {std::to_string(bad == -1 ? -2 : bad), me}, "irecv with a tag out of range");
         }
         if (t.rank() > 1) return;
-        const std::vector<int> posted{0, 1, 255, 256, 257, 4095, 4096, 4097, 31999, max_tag - 256, max_tag};
-        const std::vector<int> queued{1, 4097, 257};
+        // Tags 2^k and 2^k + 1 for every bit k below max_tag's: a transport that keeps only the
+        // low bits of a tag (or folds the high ones) matches one of them with 0 or 1.
+        std::vector<int> posted{0, 1, 4095, 16383, 31999, first_reserved_tag, max_tag - 256, max_tag};
+        std::vector<int> queued{0, 1};
+        for (int bit = 1; bit <= (max_tag + 1) / 2; bit *= 2) {
+            for (int tag : {bit, bit + 1})
+                if (std::find(posted.begin(), posted.end(), tag) == posted.end()) posted.push_back(tag);
+            if (bit >= 2) queued.push_back(bit + 1);
+        }
         const auto check = [&](std::span<const std::byte> got, const status& st, int tag, const char* how) {
             s.expect_status(st, 0, tag, 8, std::string("the message of tag ") + std::to_string(tag) + how);
             s.expect(detail::number_of(got) == static_cast<std::uint32_t>(tag), "a receive for tag ", tag, how,
@@ -196,6 +227,36 @@ template <class Runner>
 void non_overtaking(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "non_overtaking", l, [](auto& t, session& s) {
         if (t.rank() > 1) return;
+        // Messages to oneself keep their order too, queued (three sent before any receive, the
+        // first seen by iprobe) and posted (two receives posted before the sends).
+        {
+            const int me = t.rank();
+            const std::vector<std::size_t> self_sizes{8, 5000, 16};
+            std::vector<std::vector<std::byte>> m;
+            for (std::size_t i = 0; i < self_sizes.size(); ++i) m.push_back(detail::numbered(self_sizes[i], static_cast<std::uint32_t>(i), 17));
+            const auto self_tag = [](std::size_t) { return 17; };
+            auto rs = detail::isend_all(t, s, me, m, self_tag);
+            s.expect_status(s.probe(t, me, 17), me, 17, 8, "iprobe of three messages this rank sent itself");
+            s.expect_status(s.probe(t, any_source, 17), me, 17, 8, "iprobe(any_source) of three messages this rank sent itself");
+            std::vector<std::byte> in(5000);
+            for (std::size_t i = 0; i < self_sizes.size(); ++i) {
+                const status st = s.recv(t, me, 17, in);
+                s.expect(st.size == self_sizes[i] && detail::number_of(in) == i, "message ", i, " to oneself arrived as number ",
+                         detail::number_of(in), " (", st.size, " bytes)");
+            }
+            detail::wait_sends(t, s, rs, me, self_tag);
+            std::vector<std::vector<std::byte>> posted_in(2, std::vector<std::byte>(5000));
+            std::vector<typename std::remove_cvref_t<decltype(t)>::request> pr;
+            for (auto& b : posted_in) pr.push_back(s.call("irecv", [&] { return t.irecv(me, 18, b); }));
+            const std::vector<std::vector<std::byte>> first_two(m.begin(), m.begin() + 2);  // must outlive the sends
+            auto ps = detail::isend_all(t, s, me, first_two, [](std::size_t) { return 18; });
+            for (std::size_t i = 0; i < 2; ++i) {
+                const status st = s.wait_recv(t, pr[i], me, 18);
+                s.expect(st.size == self_sizes[i] && detail::number_of(posted_in[i]) == i, "receive ", i, " posted for messages to oneself took number ",
+                         detail::number_of(posted_in[i]), " (", st.size, " bytes)");
+            }
+            detail::wait_sends(t, s, ps, me, [](std::size_t) { return 18; });
+        }
         const std::size_t count = 200;
         const std::size_t sizes[] = {0, 1, 7, 8, 40, 41, 64, 100, 101, 1000, 1001, 4096, 65536, 1u << 20};
         const auto size_of = [&](std::size_t i) { return sizes[i % std::size(sizes)] % 70000 + 4; };

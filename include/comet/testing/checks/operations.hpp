@@ -25,7 +25,10 @@
 
 namespace comet::testing::checks {
 
-/// Blocking send/recv of every size from empty to a mebibyte arrives intact, both ways.
+/// Blocking send/recv of every size from empty to four mebibytes arrives intact, both ways; the
+/// sender's buffer is its own again once send returns (overwritten at once here); a receive
+/// naming its source takes that source's message, not an earlier one of the same tag this rank
+/// sent itself.
 template <class Runner>
 void blocking_round_trip(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "blocking_round_trip", l, [](auto& t, session& s) {
@@ -33,19 +36,34 @@ void blocking_round_trip(const Runner& run, const limits& l) {
         const int peer = 1 - t.rank();
         detail::first_failure f;
         std::uint32_t seed = 0;
-        for (std::size_t n : {0, 1, 7, 8, 40, 41, 64, 100, 101, 1000, 1001, 4096, 65536, 1 << 20}) {
+        for (std::size_t n : {0, 1, 7, 8, 40, 41, 64, 100, 101, 1000, 1001, 4096, 65536, 1 << 20, (1 << 22) + 3}) {
             auto out = detail::pattern(n, ++seed);
             std::vector<std::byte> in(n + 8);
             if (t.rank() == 0) {
                 s.call("ops::send", [&] { ops::send(t, peer, 5, out); });
+                std::fill(out.begin(), out.end(), std::byte{0xA5});
                 f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 6, in); }), peer, 6, n, "echoed message");
-                f.expect_pattern(in, n, seed, "echoed message");
+                f.expect_pattern(in, n, seed, "echoed message (overwritten by its sender once its send had returned?)");
             } else {
                 f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 5, in); }), peer, 5, n, "message");
-                f.expect_pattern(in, n, seed, "message");
+                f.expect_pattern(in, n, seed, "message (overwritten by its sender once its send had returned?)");
                 s.call("ops::send", [&] { ops::send(t, peer, 6, std::span(in.data(), n)); });
+                std::fill(in.begin(), in.end(), std::byte{0x5A});
             }
         }
+        // Each rank sends itself a message, then its peer one of the same tag: the receive naming
+        // the peer takes the peer's. Small messages, both sends nonblocking: a receive that takes
+        // the wrong one leaves nothing waiting.
+        const auto mine = detail::pattern(4, 99), theirs = detail::pattern(4, 98);
+        auto to_self = s.call("isend", [&] { return t.isend(t.rank(), 7, const_bytes(mine)); });
+        auto to_peer = s.call("isend", [&] { return t.isend(peer, 7, const_bytes(theirs)); });
+        std::vector<std::byte> in(4);
+        f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 7, in); }), peer, 7, 4,
+                        "recv naming rank " + std::to_string(peer) + " with a message of the same tag from this rank queued before");
+        f.expect_pattern(in, 4, 98, "recv naming the peer");
+        f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, t.rank(), 7, in); }), t.rank(), 7, 4, "recv of the message to oneself");
+        s.wait_send(t, to_self, t.rank(), 7);
+        s.wait_send(t, to_peer, peer, 7);
         f.settle(s);
     });
 }
@@ -68,14 +86,20 @@ void nonblocking(const Runner& run, const limits& l) {
             r[2] = s.call("isend", [&] { return t.isend(peer, 21, const_bytes(out)); });
             r[3] = s.call("isend", [&] { return t.isend(peer, 21, const_bytes(second)); });
             s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<request>(r, 4)); });
+            for (int k = 0; k < 4; ++k)
+                f.expect(s.call("test", [&] { return t.test(r[k]); }) == std::optional<status>(status{}), "request ", k,
+                         " of 4 was not complete after wait_all (test() on it must give an empty status at once)");
             f.expect_pattern(a, n, static_cast<std::uint32_t>(peer + 1), "first irecv");
             f.expect_pattern(b, n, 9, "second irecv");
             f.expect(s.call("ops::wait", [&] { return ops::wait(t, r[0]); }) == status{}, "wait() on a completed request must give an empty status");
         }
         std::vector<std::byte> in(100);
-        request r = s.call("irecv", [&] { return t.irecv(peer, 22, in); });
+        // Pending requests moved (constructed, then assigned) keep their operation.
+        request posted = s.call("irecv", [&] { return t.irecv(peer, 22, in); });
+        request r(std::move(posted));
         const auto out = detail::pattern(100, 22);
-        request w = s.call("isend", [&] { return t.isend(peer, 22, const_bytes(out)); });
+        request w;
+        w = s.call("isend", [&] { return t.isend(peer, 22, const_bytes(out)); });
         f.expect_status(s.call("ops::wait", [&] { return ops::wait(t, r); }), peer, 22, 100, "wait() on an irecv");
         f.expect_pattern(in, 100, 22, "wait() on an irecv");
         f.expect_status(s.call("ops::wait", [&] { return ops::wait(t, w); }), peer, 22, 100, "wait() on an isend");
@@ -160,8 +184,13 @@ void bsend_promise(const Runner& run, const limits& l) {
                 if (round == 2) std::shuffle(order.begin(), order.end(), shuffle);
                 for (std::size_t n : {std::size_t{8}, std::size_t{5000}}) {
                     const auto seed = [&](int rank, int tag) { return static_cast<std::uint32_t>(1000 * rank + tag + 100 * round); };
-                    for (int tag = 1; tag <= 64; ++tag)
-                        s.call("bsend", [&] { t.bsend(peer, tag, detail::pattern(n, seed(t.rank(), tag))); });
+                    // The buffer is the caller's again once bsend returns: overwritten at once.
+                    std::vector<std::byte> out;
+                    for (int tag = 1; tag <= 64; ++tag) {
+                        out = detail::pattern(n, seed(t.rank(), tag));
+                        s.call("bsend", [&] { t.bsend(peer, tag, out); });
+                        std::fill(out.begin(), out.end(), std::byte{0xA5});
+                    }
                     std::vector<std::byte> in(n);
                     for (int tag : order) {
                         s.expect_status(s.recv(t, peer, tag, in), peer, tag, n, "a message both ranks bsent before receiving");
