@@ -70,7 +70,7 @@ enum class defect {
     posted_truncation_silent, ///< a message longer than a receive posted before it is cut short, no error
     now_cpu_time,           ///< now() is the thread's CPU time
     isend_to_any_source,    ///< isend takes any_source as a destination (and sends to rank 0)
-    bsend_borrows,          ///< bsend of a large message keeps the caller's buffer instead of a copy
+    bsend_borrows,          ///< bsend of a large message, with 8 of its messages unreceived there, keeps the caller's buffer
     // The full model's native operations (mutants::full_transport)
     recv_ignores_source,    ///< native recv takes the earliest message of its tag from anyone
     send_returns_early,     ///< native send of a large message returns before the message was taken
@@ -262,7 +262,8 @@ public:
         }
         std::lock_guard g(w_.m);
         world::message msg{rank_, tag, false, std::vector<std::byte>(data.begin(), data.end()), {}, nullptr};
-        if (is(defect::bsend_borrows) && data.size() > eager_limit) {
+        if (is(defect::bsend_borrows) && data.size() > eager_limit &&
+            w_.unreceived_from[static_cast<std::size_t>(dest * size() + rank_)] >= 8) {
             msg.copy.clear();
             msg.large = data;
             msg.sender = make(dest, tag, 0);

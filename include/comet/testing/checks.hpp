@@ -59,6 +59,7 @@ struct conformance {
     void wildcard_earliest() const { checks::wildcard_earliest(run, limits); }
     void wildcard_posted_order() const { checks::wildcard_posted_order(run, limits); }
     void receive_buffer_sizes() const { checks::receive_buffer_sizes(run, limits); }
+    void buffers_after_completion() const { checks::buffers_after_completion(run, limits); }
     void probe() const { checks::probe(run, limits); }
     void progress() const { checks::progress(run, limits); }
     void exactly_once() const { checks::exactly_once(run, limits); }
@@ -70,8 +71,8 @@ struct conformance {
     void crossing_exchanges() const { checks::crossing_exchanges(run, limits); }
     void both_send_first() const { checks::both_send_first(run, limits); }
     void bsend_promise() const { checks::bsend_promise(run, limits); }
-    void collectives() const { checks::collectives(run, limits); }
     void barrier_waits_for_everyone() const { checks::barrier_waits_for_everyone(run, limits); }
+    void collectives() const { checks::collectives(run, limits); }
     void capabilities() const { checks::capabilities(run, limits); }
     // How a run ends (the runner's part).
     void abort_stops_everyone() const { checks::abort_stops_everyone(run, limits); }
@@ -83,9 +84,10 @@ struct conformance {
     void all() const {
         identity(), send_status(), test_never_blocks(), tag_matching(), tag_range(), non_overtaking(),
             non_overtaking_across_sizes(), any_source_matching(), wildcard_earliest(), wildcard_posted_order(),
-            receive_buffer_sizes(), probe(), progress(), exactly_once(), bad_arguments(), time_and_compute();
-        blocking_round_trip(), nonblocking(), crossing_exchanges(), both_send_first(), bsend_promise(), collectives(),
-            barrier_waits_for_everyone(), capabilities();
+            receive_buffer_sizes(), buffers_after_completion(), probe(), progress(), exactly_once(), bad_arguments(),
+            time_and_compute();
+        blocking_round_trip(), nonblocking(), crossing_exchanges(), both_send_first(), bsend_promise(),
+            barrier_waits_for_everyone(), collectives(), capabilities();
         abort_stops_everyone(), exception_stops_everyone(), deadlock_is_reported();
     }
 };

@@ -44,6 +44,7 @@
     COMET_CONFORMANCE_CASE_(runner, wildcard_earliest)                         \
     COMET_CONFORMANCE_CASE_(runner, wildcard_posted_order)                     \
     COMET_CONFORMANCE_CASE_(runner, receive_buffer_sizes)                      \
+    COMET_CONFORMANCE_CASE_(runner, buffers_after_completion)                  \
     COMET_CONFORMANCE_CASE_(runner, probe)                                     \
     COMET_CONFORMANCE_CASE_(runner, progress)                                  \
     COMET_CONFORMANCE_CASE_(runner, exactly_once)                              \
@@ -54,8 +55,8 @@
     COMET_CONFORMANCE_CASE_(runner, crossing_exchanges)                        \
     COMET_CONFORMANCE_CASE_(runner, both_send_first)                           \
     COMET_CONFORMANCE_CASE_(runner, bsend_promise)                             \
-    COMET_CONFORMANCE_CASE_(runner, collectives)                               \
     COMET_CONFORMANCE_CASE_(runner, barrier_waits_for_everyone)                \
+    COMET_CONFORMANCE_CASE_(runner, collectives)                               \
     COMET_CONFORMANCE_CASE_(runner, capabilities)                              \
     COMET_CONFORMANCE_CASE_(runner, abort_stops_everyone)                      \
     COMET_CONFORMANCE_CASE_(runner, exception_stops_everyone)                  \

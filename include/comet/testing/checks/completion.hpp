@@ -7,6 +7,7 @@
 #include <comet/ops/ops.hpp>
 #include <comet/testing/checks/matching.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -15,8 +16,9 @@
 namespace comet::testing::checks {
 
 /// A shorter message fills a prefix and the status says how much; a longer one, by a single
-/// byte too, raises truncation_error from the `test` that completes its receive (not from the
-/// `irecv` that matched it, even when the message was already there), and the transport goes on.
+/// byte too, even into an empty buffer, raises truncation_error from the `test` that completes
+/// its receive (not from the `irecv` that matched it, even when the message was already there;
+/// as much when the receive was posted first), and the transport goes on.
 template <class Runner>
 void receive_buffer_sizes(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "receive_buffer_sizes", l, [](auto& t, session& s) {
@@ -30,7 +32,8 @@ void receive_buffer_sizes(const Runner& run, const limits& l) {
             detail::wait_sends(t, s, rs, 1, tag_of);
             // Rank 1's receives are posted before these arrive.
             s.recv(t, 1, 20, mutable_bytes{});
-            std::vector<std::vector<std::byte>> late{detail::pattern(11, 7), detail::pattern(100000, 8), detail::pattern(10, 9)};
+            std::vector<std::vector<std::byte>> late{detail::pattern(11, 7), detail::pattern(100000, 8), detail::pattern(10, 9),
+                                                     detail::pattern(1, 10)};
             const auto late_tag = [](std::size_t i) { return 7 + static_cast<int>(i); };
             auto ls = detail::isend_all(t, s, 1, late, late_tag);
             detail::wait_sends(t, s, ls, 1, late_tag);
@@ -58,14 +61,64 @@ void receive_buffer_sizes(const Runner& run, const limits& l) {
         // Receives posted before their messages are sent: too long by one byte, by 99,990 bytes,
         // and exactly the buffer's size (which fits).
         std::vector<std::vector<std::byte>> posted(3, std::vector<std::byte>(10));
+        posted.emplace_back();  // an empty buffer: a 1-byte message does not fit it either
         std::vector<typename std::remove_cvref_t<decltype(t)>::request> pr;
-        for (int i = 0; i < 3; ++i) pr.push_back(s.call("irecv", [&] { return t.irecv(0, 7 + i, posted[static_cast<std::size_t>(i)]); }));
+        for (int i = 0; i < 4; ++i) pr.push_back(s.call("irecv", [&] { return t.irecv(0, 7 + i, posted[static_cast<std::size_t>(i)]); }));
         s.send(t, 0, 20, const_bytes{});
         s.expect_throw<truncation_error>([&] { s.wait_recv(t, pr[0], 0, 7); }, {"11"}, "a message longer than the buffer of a posted receive");
         s.expect_throw<truncation_error>([&] { s.wait_recv(t, pr[1], 0, 8); }, {"100000"},
                                          "a message longer than the buffer of a posted receive");
         s.expect_status(s.wait_recv(t, pr[2], 0, 9), 0, 9, 10, "a message exactly the size of the posted buffer");
         s.expect_pattern(posted[2], 10, 9, "a message exactly the size of the posted buffer");
+        s.expect_throw<truncation_error>([&] { s.wait_recv(t, pr[3], 0, 10); }, {"1"}, "a 1-byte message into an empty buffer");
+    });
+}
+
+/// A send's buffer is the transport's until a `test` completes the send, and the caller's from
+/// then on: every send of rank 0 (to itself and to rank 1; 8 B to 1 MiB) whose `test` completes
+/// before its receive is posted has its buffer overwritten at once, and its receiver must still
+/// get what was sent. A send that stays incomplete until its receive is posted (as the concept
+/// allows) is completed after it and not overwritten. Rank 1 sends too, so both directions count.
+template <class Runner>
+void buffers_after_completion(const Runner& run, const limits& l) {
+    testing::detail::run_check(run, 2, "buffers_after_completion", l, [](auto& t, session& s) {
+        using request = typename std::remove_cvref_t<decltype(t)>::request;
+        if (t.rank() > 1) return;
+        const int me = t.rank(), peer = 1 - me;
+        const std::size_t sizes[] = {8, 300, 5000, 70000, std::size_t{1} << 20};
+        const auto seed_of = [](int from, int to, std::size_t i) { return static_cast<std::uint32_t>(500 + 100 * from + 10 * to + i); };
+        // Tags 40 + i to oneself, 50 + i to the peer.
+        std::vector<std::vector<std::byte>> out;
+        std::vector<request> rs;
+        std::vector<bool> done;
+        for (int dest : {me, peer})
+            for (std::size_t i = 0; i < std::size(sizes); ++i) {
+                out.push_back(detail::pattern(sizes[i], seed_of(me, dest, i)));
+                const int tag = (dest == me ? 40 : 50) + static_cast<int>(i);
+                rs.push_back(s.call("isend", [&] { return t.isend(dest, tag, const_bytes(out.back())); }));
+                done.push_back(false);
+            }
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+        for (int n = 0; n < 100 || std::chrono::steady_clock::now() < until; ++n)
+            for (std::size_t k = 0; k < rs.size(); ++k)
+                if (!done[k] && s.call("test", [&] { return t.test(rs[k]); }).has_value()) {
+                    done[k] = true;
+                    std::fill(out[k].begin(), out[k].end(), std::byte{0xA5});
+                }
+        // "Post your receives", both ways (nonblocking: a send may wait for its receive).
+        auto go = s.call("isend", [&] { return t.isend(peer, 59, const_bytes{}); });
+        s.recv(t, peer, 59, mutable_bytes{});
+        s.wait_send(t, go, peer, 59);
+        std::vector<std::byte> in(std::size_t{1} << 20);
+        for (int source : {me, peer})
+            for (std::size_t i = 0; i < std::size(sizes); ++i) {
+                const int tag = (source == me ? 40 : 50) + static_cast<int>(i);
+                s.expect_status(s.recv(t, source, tag, in), source, tag, sizes[i], "a message whose send completed before its receive");
+                s.expect_pattern(in, sizes[i], seed_of(source, me, i),
+                                 comet::detail::concat("a ", sizes[i], "-byte message from rank ", source, " (its buffer overwritten once a test had completed its send)"));
+            }
+        for (std::size_t k = 0; k < rs.size(); ++k)
+            if (!done[k]) s.wait_send(t, rs[k], k < std::size(sizes) ? me : peer, (k < std::size(sizes) ? 40 : 50) + static_cast<int>(k % std::size(sizes)));
     });
 }
 
@@ -115,7 +168,7 @@ template <class Runner>
 void probe(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "probe", l, [](auto& t, session& s) {
         if (t.rank() > 1) return;
-        const std::size_t large = std::size_t{1} << 20;
+        const std::size_t large = (std::size_t{1} << 22) + 1;
         const auto tag_of = [](std::size_t i) { return 31 + static_cast<int>(i); };
         if (t.rank() == 0) {
             s.recv(t, 1, 30, mutable_bytes{});
@@ -140,13 +193,13 @@ void probe(const Runner& run, const limits& l) {
         s.recv(t, 0, 34, taken);
         s.expect_status(s.probe(t, 0, 31), 0, 31, 77, "probe status");
         s.expect_status(s.probe(t, 0, any_tag), 0, 31, 77, "a second probe (any_tag)");
-        s.expect_status(s.probe(t, any_source, 32), 0, 32, large, "probe of a 1 MiB message");
+        s.expect_status(s.probe(t, any_source, 32), 0, 32, large, "probe of a 4 MiB message");
         std::vector<std::byte> in(large);
         s.expect_status(s.recv(t, 0, 31, in), 0, 31, 77, "receive after probe");
         s.expect_pattern(in, 77, 31, "receive after probe");
         s.expect(!s.iprobe(t, 0, 31).has_value(), "iprobe still sees the message after it was received");
-        s.expect_status(s.recv(t, 0, 32, in), 0, 32, large, "receive of the 1 MiB message after probe");
-        s.expect_pattern(in, large, 32, "receive of the 1 MiB message after probe");
+        s.expect_status(s.recv(t, 0, 32, in), 0, 32, large, "receive of the 4 MiB message after probe");
+        s.expect_pattern(in, large, 32, "receive of the 4 MiB message after probe");
     });
 }
 
@@ -257,6 +310,10 @@ void time_and_compute(const Runner& run, const limits& l) {
         s.call("ops::compute", [&] { ops::compute(t, work::busy(0.005)); });
         const double busy = now() - t0;
         s.expect(busy >= 0.004 && busy < 5.0, "compute(busy 5 ms) took ", testing::detail::exact(busy), " s");
+        const double t_long = now();
+        s.call("ops::compute", [&] { ops::compute(t, work::busy(0.2)); });
+        const double long_busy = now() - t_long;
+        s.expect(long_busy >= 0.19 && long_busy < 20.0, "compute(busy 200 ms) took ", testing::detail::exact(long_busy), " s");
         const double t1 = now();
         s.call("ops::compute", [&] {
             ops::compute(t, work::daxpy(100000));

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -28,14 +29,14 @@ void collectives(const Runner& run, const limits& l) {
             detail::first_failure f;
             for (int i = 0; i < 5; ++i) s.call("ops::barrier", [&] { ops::barrier(t); });
             for (int root = 0; root < t.size(); ++root)
-                for (std::size_t n : {std::size_t{0}, std::size_t{8}, std::size_t{1000}, std::size_t{100000}}) {
+                for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{1001}, std::size_t{100001}}) {
                     auto data = t.rank() == root ? detail::pattern(n, static_cast<std::uint32_t>(root)) : std::vector<std::byte>(n);
                     s.call("ops::broadcast", [&] { ops::broadcast(t, root, data); });
                     f.expect(data == detail::pattern(n, static_cast<std::uint32_t>(root)), "broadcast of ", n, " bytes from root ", root,
                              " gave other bytes");
                 }
             const double p = t.size();
-            for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1000}}) {
+            for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{5000}}) {
                 std::vector<double> v(n), hi(n), lo(n);
                 for (std::size_t i = 0; i < n; ++i) {
                     v[i] = static_cast<double>(t.rank() * 1000 + static_cast<int>(i)) + 0.5;
@@ -54,6 +55,14 @@ void collectives(const Runner& run, const limits& l) {
                     f.expect(lo[i] == 1.0, "allreduce_min element ", i, " is ", lo[i], ", expected 1");
                 }
             }
+            // Sums in double precision: 1 + r * 2^-40 from rank r add up exactly in a double (not in
+            // a float).
+            std::vector<double> fine(3, 1.0 + std::ldexp(static_cast<double>(t.rank()), -40));
+            s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, fine); });
+            const double fine_want = p + std::ldexp(p * (p - 1) / 2, -40);
+            for (double x : fine)
+                f.expect(x == fine_want, "allreduce_sum of 1 + rank * 2^-40 gave ", testing::detail::exact(x), ", expected ",
+                         testing::detail::exact(fine_want), " (a double's sum)");
             // Inexact sums must still agree bit for bit on every rank.
             std::vector<double> x{0.1 * (t.rank() + 1), 1e16 + t.rank(), 1.0 / (t.rank() + 3)};
             s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, x); });
@@ -63,7 +72,7 @@ void collectives(const Runner& run, const limits& l) {
             // The rooted reductions, from every root: the result on the root, every other rank's
             // values left as they were.
             for (int root = 0; root < t.size(); ++root)
-                for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1000}}) {
+                for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{5000}}) {
                     std::vector<double> sum(n), mx(n), mn(n);
                     for (std::size_t i = 0; i < n; ++i) {
                         sum[i] = static_cast<double>(t.rank() * 1000 + static_cast<int>(i)) + 0.25;
@@ -119,14 +128,15 @@ void collectives(const Runner& run, const limits& l) {
     }
 }
 
-/// No rank leaves a barrier before every rank entered it, at any of eight barriers in a row,
-/// each with another rank arriving 50 ms late: every other rank's own clock sees it wait (at
+/// No rank leaves a barrier before every rank entered it, at any of eight barriers in a row
+/// (groups of 2 and 3), each with another rank arriving 50 ms late: every other rank's own clock sees it wait (at
 /// least 10 ms of the 50 on one of them, so that a rank descheduled on a busy machine is no
 /// failure), and when the clock is global no rank left before the last arrived. A clock the
 /// transport calls global also orders a message's receipt after its sending, both ways.
 template <class Runner>
 void barrier_waits_for_everyone(const Runner& run, const limits& l) {
-    testing::detail::run_check(run, 3, "barrier_waits_for_everyone", l, [](auto& t, session& s) {
+    for (int wanted : {2, 3})
+    testing::detail::run_check(run, wanted, "barrier_waits_for_everyone", l, [](auto& t, session& s) {
         const int p = t.size();
         detail::first_failure f;
         s.call("ops::barrier", [&] { ops::barrier(t); });
@@ -194,13 +204,13 @@ void capabilities(const Runner& run, const limits& l) {
                     for (int n = 0; n < 50 || std::chrono::steady_clock::now() < until; ++n)
                         s.expect(!s.call("test", [&] { return t.test(r); }).has_value(), "issend completed before the receive was posted");
                     s.send(t, peer, 42, detail::pattern(1, 42));
-                    s.wait_send(t, r, peer, 41);
+                    s.expect_status(s.wait_send(t, r, peer, 41), peer, 41, 64, "the completed issend's status");
                     // ssend returns only once its receive is posted; then rank 0 says so (tag 44).
                     s.call("ssend", [&] { t.ssend(peer, 43, detail::pattern(5000, 43)); });
                     s.send(t, peer, 44, const_bytes{});
                 } else {
                     s.recv(t, peer, 42, in);
-                    s.expect_status(s.recv(t, peer, 41, in), peer, 41, 64, "issend message");
+                    s.expect_status(s.recv(t, any_source, 41, in), peer, 41, 64, "issend message, received with any_source");
                     s.expect_pattern(in, 64, 41, "issend message");
                     // Rank 0 is in ssend now, or soon: its word that ssend returned must not come
                     // before this rank posts the receive (a returned ssend's word takes
@@ -208,7 +218,7 @@ void capabilities(const Runner& run, const limits& l) {
                     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
                     for (int n = 0; n < 50 || std::chrono::steady_clock::now() < until; ++n)
                         s.expect(!s.iprobe(t, peer, 44).has_value(), "ssend returned before its receive was posted");
-                    s.expect_status(s.recv(t, peer, 43, in), peer, 43, 5000, "ssend message");
+                    s.expect_status(s.recv(t, any_source, 43, in), peer, 43, 5000, "ssend message, received with any_source");
                     s.recv(t, peer, 44, mutable_bytes{});
                 }
             }
@@ -235,6 +245,23 @@ void capabilities(const Runner& run, const limits& l) {
                             }
                         }
                     }
+                // Two receives posted for one tag take two ready messages in the order posted.
+                if (t.rank() == 1) {
+                    std::vector<std::vector<std::byte>> two{std::vector<std::byte>(64), std::vector<std::byte>(32)};
+                    auto r0 = s.call("irecv", [&] { return t.irecv(peer, 53, two[0]); });
+                    auto r1 = s.call("irecv", [&] { return t.irecv(any_source, 53, two[1]); });
+                    s.send(t, peer, 52, detail::pattern(1, 52));
+                    s.wait_recv(t, r0, peer, 53);
+                    s.wait_recv(t, r1, any_source, 53);
+                    s.expect(detail::number_of(two[0]) == 0 && detail::number_of(two[1]) == 1, "two receives posted for tag 53 took ready messages ",
+                             detail::number_of(two[0]), " and ", detail::number_of(two[1]), ", expected 0 and 1 (the order posted)");
+                } else {
+                    s.recv(t, peer, 52, in);
+                    for (std::uint32_t k = 0; k < 2; ++k) {
+                        const auto out = detail::numbered(16, k, 53);
+                        s.call("rsend", [&] { t.rsend(peer, 53, out); });
+                    }
+                }
             }
             if constexpr (buffered_send_transport<T>) {
                 s.call("bsend", [&] { t.bsend(peer, 61, detail::pattern(1 << 20, 61 + static_cast<std::uint32_t>(t.rank()))); });
@@ -258,6 +285,11 @@ void capabilities(const Runner& run, const limits& l) {
                     std::vector<std::byte> other(3);
                     s.expect_status(s.recv(t, peer, 75, other), peer, 75, 3, "the message of tag 75 sent before a sendrecv");
                     s.wait_send(t, d, peer, 75);
+                    // With oneself as destination and source.
+                    const auto self_out = detail::pattern(n, 76);
+                    const status self_st = s.call("sendrecv", [&] { return t.sendrecv(t.rank(), 76, self_out, t.rank(), 76, std::span(in.data(), n)); });
+                    s.expect_status(self_st, t.rank(), 76, n, "sendrecv with this rank itself");
+                    s.expect_pattern(in, n, 76, "sendrecv with this rank itself");
                 }
             }
             if constexpr (progress_transport<T>) s.call("progress", [&] { t.progress(); });
@@ -274,6 +306,27 @@ void capabilities(const Runner& run, const limits& l) {
             s.expect_pattern(data, 3000, 80, "ibroadcast");
             auto r3 = s.call("ibarrier", [&] { return t.ibarrier(); });
             s.call("ops::wait", [&] { ops::wait(t, r3); });
+            if (t.size() >= 2) {
+                // The last rank enters 50 ms late: every other rank's ibarrier waits for it (at
+                // least 10 ms of the 50 on one of them, as for the barrier).
+                const int late = t.size() - 1;
+                if (t.rank() == late) s.call("ops::compute", [&] { ops::compute(t, work::busy(0.05)); });
+                std::vector<double> waited(static_cast<std::size_t>(t.size()), 0.0);
+                const double t0 = t.now();
+                auto r4 = s.call("ibarrier", [&] { return t.ibarrier(); });
+                s.call("ops::wait", [&] { ops::wait(t, r4); });
+                if (t.rank() != late) waited[static_cast<std::size_t>(t.rank())] = t.now() - t0;
+                s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, waited); });
+                s.expect(*std::max_element(waited.begin(), waited.end()) >= 0.01, "ibarrier: rank ", late,
+                         " entered 50 ms late, yet no other rank's request waited for it");
+                // The root enters ibroadcast and computes 50 ms before it waits: the others' requests
+                // complete with the data in their buffers, whatever the root does meanwhile.
+                auto big = t.rank() == 0 ? detail::pattern(std::size_t{1} << 20, 81) : std::vector<std::byte>(std::size_t{1} << 20);
+                auto r5 = s.call("ibroadcast", [&] { return t.ibroadcast(0, big); });
+                if (t.rank() == 0) s.call("ops::compute", [&] { ops::compute(t, work::busy(0.05)); });
+                s.call("ops::wait", [&] { ops::wait(t, r5); });
+                s.expect_pattern(big, std::size_t{1} << 20, 81, "ibroadcast of 1 MiB from a root that computed before it waited");
+            }
         }
     });
 }

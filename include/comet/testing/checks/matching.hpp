@@ -69,10 +69,11 @@ void wait_sends(T& t, session& s, std::vector<typename T::request>& rs, int dest
 }  // namespace detail
 
 /// rank() and size() describe one group: every rank hears from every other, each naming
-/// itself, so sizes agree and ranks are distinct and dense (groups of 1 to 4).
+/// itself, so sizes agree and ranks are distinct and dense (groups of 1 to 5 and of 8), and a
+/// receive naming a source takes only that source's message.
 template <class Runner>
 void identity(const Runner& run, const limits& l) {
-    for (int wanted : {1, 2, 3, 4}) {
+    for (int wanted : {1, 2, 3, 4, 5, 8}) {
         const int p = testing::detail::group_size(run, wanted);
         testing::detail::run_check(run, p, "identity", l, [p](auto& t, session& s) {
             s.expect(t.size() == p, "size() is ", t.size(), ", expected ", p);
@@ -142,9 +143,9 @@ void tag_matching(const Runner& run, const limits& l) {
             s.wait_send(t, r, 1, 9);
         }
         // Tag 0 is a tag like any other, not a wildcard; any_tag takes every tag up to max_tag
-        // (comet's own reserved ones too), in the order sent. Rank 1 sends, rank 0 receives (the
+        // (0 and comet's own reserved ones too), in the order sent, whatever tag was taken last. Rank 1 sends, rank 0 receives (the
         // closing barrier sends nothing to rank 0 before it is done, so any_tag cannot take that).
-        const std::vector<int> tags{5, 0, max_tag, first_reserved_tag, 16384, 1};
+        const std::vector<int> tags{5, 0, max_tag, first_reserved_tag, 16384, 0, 1};
         const auto high_tag_of = [&](std::size_t i) { return tags[i]; };
         if (t.rank() == 1) {
             s.recv(t, 0, 10, mutable_bytes{});
@@ -159,7 +160,7 @@ void tag_matching(const Runner& run, const limits& l) {
             s.expect_status(s.recv(t, 1, 0, in), 1, 0, 8, "recv(1, tag 0) with tags 5 and 0 queued");
             s.expect(detail::number_of(in) == 1, "recv(1, tag 0) took message ", detail::number_of(in), ", sent with tag ",
                      tags[std::min<std::size_t>(detail::number_of(in), tags.size() - 1)]);
-            for (std::size_t i : {0, 2, 3, 4, 5}) {
+            for (std::size_t i : {0, 2, 3, 4, 5, 6}) {
                 const status st = s.recv(t, 1, any_tag, in);
                 s.expect(st.tag == tags[i] && detail::number_of(in) == i, "recv(1, any_tag) took {tag ", st.tag, ", message ",
                          detail::number_of(in), "}; the earliest left was {tag ", tags[i], ", message ", i, "}");
@@ -188,13 +189,18 @@ void tag_range(const Runner& run, const limits& l) {
         if (t.rank() > 1) return;
         // Tags 2^k and 2^k + 1 for every bit k below max_tag's: a transport that keeps only the
         // low bits of a tag (or folds the high ones) matches one of them with 0 or 1.
-        std::vector<int> posted{0, 1, 4095, 16383, 31999, first_reserved_tag, max_tag - 256, max_tag};
-        std::vector<int> queued{0, 1};
+        // Neighbours t and t + 1 at the edges of the ranges too (comet's reserved tags, the top).
+        std::vector<int> posted, queued{0, 1};
+        const auto add = [&](int tag) {
+            if (std::find(posted.begin(), posted.end(), tag) == posted.end()) posted.push_back(tag);
+        };
+        for (int base : {0, 255, 1023, 4095, 16383, 31999, first_reserved_tag, first_reserved_tag + 2, max_tag - 256, max_tag - 1})
+            add(base), add(base + 1);
         for (int bit = 1; bit <= (max_tag + 1) / 2; bit *= 2) {
-            for (int tag : {bit, bit + 1})
-                if (std::find(posted.begin(), posted.end(), tag) == posted.end()) posted.push_back(tag);
+            add(bit), add(bit + 1);
             if (bit >= 2) queued.push_back(bit + 1);
         }
+        for (int tag : {first_reserved_tag, first_reserved_tag + 1, max_tag - 1, max_tag}) queued.push_back(tag);
         const auto check = [&](std::span<const std::byte> got, const status& st, int tag, const char* how) {
             s.expect_status(st, 0, tag, 8, std::string("the message of tag ") + std::to_string(tag) + how);
             s.expect(detail::number_of(got) == static_cast<std::uint32_t>(tag), "a receive for tag ", tag, how,

@@ -17,6 +17,7 @@
 #include <comet/testing/checks/matching.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -45,6 +46,13 @@ void blocking_round_trip(const Runner& run, const limits& l) {
                 f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 6, in); }), peer, 6, n, "echoed message");
                 f.expect_pattern(in, n, seed, "echoed message (overwritten by its sender once its send had returned?)");
             } else {
+                // Large ones: this rank calls nothing for 20 ms first, so that a send returning
+                // before its bytes are taken (or copied) is still overwritten before they are.
+                if (n >= 65536) {
+                    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+                    while (std::chrono::steady_clock::now() < until) {
+                    }
+                }
                 f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 5, in); }), peer, 5, n, "message");
                 f.expect_pattern(in, n, seed, "message (overwritten by its sender once its send had returned?)");
                 s.call("ops::send", [&] { ops::send(t, peer, 6, std::span(in.data(), n)); });
@@ -105,6 +113,7 @@ void nonblocking(const Runner& run, const limits& l) {
         f.expect_status(s.call("ops::wait", [&] { return ops::wait(t, w); }), peer, 22, 100, "wait() on an isend");
         request none;
         f.expect(s.call("ops::wait", [&] { return ops::wait(t, none); }) == status{}, "wait() on a default request must give an empty status");
+        s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<request>{}); });  // of nothing: returns at once
         f.settle(s);
     });
 }
@@ -195,6 +204,16 @@ void bsend_promise(const Runner& run, const limits& l) {
                     for (int tag : order) {
                         s.expect_status(s.recv(t, peer, tag, in), peer, tag, n, "a message both ranks bsent before receiving");
                         s.expect_pattern(in, n, seed(peer, tag), "a message both ranks bsent before receiving");
+                    }
+                    // To oneself: three bsends before the receives.
+                    for (int tag = 65; tag <= 67; ++tag) {
+                        out = detail::pattern(n, seed(t.rank(), tag));
+                        s.call("bsend", [&] { t.bsend(t.rank(), tag, out); });
+                        std::fill(out.begin(), out.end(), std::byte{0xA5});
+                    }
+                    for (int tag = 67; tag >= 65; --tag) {
+                        s.expect_status(s.recv(t, t.rank(), tag, in), t.rank(), tag, n, "a message this rank bsent itself");
+                        s.expect_pattern(in, n, seed(t.rank(), tag), "a message this rank bsent itself");
                     }
                 }
             }

@@ -117,13 +117,16 @@ void wildcard_earliest(const Runner& run, const limits& l) {
     });
 }
 
-/// Receives posted with irecv are matched in the order they were posted, wildcard or not:
-/// (0, 7), (any_source, 7), (0, any_tag), (0, 7) take messages 0, 1, 2, 3 of four sent with
-/// tag 7 — once all small, once of mixed sizes.
+/// Receives posted with irecv are matched in the order they were posted, wildcard or not, whatever
+/// their buffers' sizes: (0, 7), (any_source, 7), (0, any_tag), (0, 7) take messages 0, 1, 2, 3
+/// of four sent with tag 7 — once all small into buffers growing in post order, once of mixed
+/// sizes into buffers shrinking. Posted any_tag receives take every tag (0, high, reserved) in
+/// the order sent; a posted any_source receive takes a message the rank sends itself.
 template <class Runner>
 void wildcard_posted_order(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "wildcard_posted_order", l, [](auto& t, session& s) {
         if (t.rank() > 1) return;
+        bool growing = true;
         for (const std::vector<std::size_t>& sizes : {std::vector<std::size_t>{8, 8, 8, 8},
                                                       std::vector<std::size_t>{5000, 8, std::size_t{1} << 20, 16}}) {
             const auto tag_of = [](std::size_t) { return 7; };
@@ -136,7 +139,8 @@ void wildcard_posted_order(const Runner& run, const limits& l) {
             } else {
                 const int sources[] = {0, any_source, 0, 0}, tags[] = {7, 7, any_tag, 7};
                 const char* names[] = {"irecv(0, 7)", "irecv(any_source, 7)", "irecv(0, any_tag)", "irecv(0, 7)"};
-                std::vector<std::vector<std::byte>> in(4, std::vector<std::byte>(std::size_t{1} << 20));
+                std::vector<std::vector<std::byte>> in;
+                for (std::size_t i = 0; i < 4; ++i) in.emplace_back((std::size_t{1} << 20) + 64 * (growing ? i : 3 - i));
                 std::vector<typename std::remove_cvref_t<decltype(t)>::request> rs;
                 for (std::size_t i = 0; i < 4; ++i)
                     rs.push_back(s.call("irecv", [&] { return t.irecv(sources[i], tags[i], in[i]); }));
@@ -147,6 +151,34 @@ void wildcard_posted_order(const Runner& run, const limits& l) {
                              ", took message ", detail::number_of(in[i]), " (", st.size, " bytes); posted order says message ", i);
                     s.expect_status(st, 0, 7, sizes[i], names[i]);
                 }
+            }
+            growing = false;
+        }
+        // Rank 0 posts receives from rank 1 with any_tag (rank 1's closing barrier sends nothing
+        // before these five are sent), and one from any_source for a message to itself.
+        const std::vector<int> tags{1024, max_tag, first_reserved_tag, 0, 20000};
+        const auto tag_of = [&](std::size_t i) { return tags[i]; };
+        if (t.rank() == 1) {
+            s.recv(t, 0, 6, mutable_bytes{});
+            std::vector<std::vector<std::byte>> m;
+            for (std::size_t i = 0; i < tags.size(); ++i) m.push_back(detail::numbered(8, static_cast<std::uint32_t>(i), 71));
+            auto rs = detail::isend_all(t, s, 0, m, tag_of);
+            detail::wait_sends(t, s, rs, 0, tag_of);
+        } else {
+            std::vector<std::vector<std::byte>> in(tags.size(), std::vector<std::byte>(8));
+            std::vector<typename std::remove_cvref_t<decltype(t)>::request> rs;
+            for (auto& b : in) rs.push_back(s.call("irecv", [&] { return t.irecv(1, any_tag, b); }));
+            std::vector<std::byte> self_in(8);
+            auto self_r = s.call("irecv", [&] { return t.irecv(any_source, 19, self_in); });
+            s.send(t, 1, 6, const_bytes{});
+            const auto self_out = detail::pattern(8, 19);
+            auto self_s = s.call("isend", [&] { return t.isend(0, 19, const_bytes(self_out)); });
+            s.expect_status(s.wait_recv(t, self_r, any_source, 19), 0, 19, 8, "irecv(any_source, 19) posted before this rank sent itself the message");
+            s.wait_send(t, self_s, 0, 19);
+            for (std::size_t i = 0; i < tags.size(); ++i) {
+                const status st = s.wait_recv(t, rs[i], 1, any_tag);
+                s.expect(st.tag == tags[i] && detail::number_of(in[i]) == i, "irecv(1, any_tag) posted ", i + 1, " of ", tags.size(),
+                         " took {tag ", st.tag, ", message ", detail::number_of(in[i]), "}, expected {tag ", tags[i], ", message ", i, "}");
             }
         }
     });
