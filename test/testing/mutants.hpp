@@ -437,6 +437,7 @@ public:
     }
     void allreduce_min(std::span<double> v) { comet::algorithms::allreduce(*this, v, [](double a, double b) { return std::min(a, b); }); }
     void reduce_sum(int root, std::span<double> v) {
+        comet::detail::check_peer(rank(), size(), root, "reduce_sum");  // its arguments first, as the others
         if (is(defect::reduce_sum_writes_all)) return allreduce_sum(v);
         comet::algorithms::reduce(*this, root, v, [](double a, double b) { return a + b; });
     }

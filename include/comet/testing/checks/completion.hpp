@@ -45,8 +45,10 @@ void receive_buffer_sizes(const Runner& run, const limits& l) {
         for (std::size_t i = 10; i < in.size(); ++i)
             s.expect(in[i] == std::byte{0xEE}, "a 10-byte message wrote byte ", i, " of the 64-byte receive buffer");
         for (int tag : {2, 3, 4})
-            s.expect_throw<truncation_error>([&] { s.recv(t, 0, tag, std::span(in.data(), 10)); },
-                                             {tag == 2 ? "100" : tag == 3 ? "100000" : "11"}, "a message longer than the buffer");
+            s.expect_throw<truncation_error>([&] { s.recv(t, tag == 3 ? any_source : 0, tag == 4 ? any_tag : tag, std::span(in.data(), 10)); },
+                                             {tag == 2 ? "100" : tag == 3 ? "100000" : "11"},
+                                             tag == 2 ? "a message longer than the buffer" : tag == 3 ? "a message longer than the buffer of an any_source receive"
+                                                                                                   : "a message longer than the buffer of an any_tag receive");
         // Already arrived when its receive is posted: irecv only matches, the test reports.
         s.probe(t, 0, 5);
         typename std::remove_cvref_t<decltype(t)>::request r;
@@ -116,6 +118,11 @@ void buffers_after_completion(const Runner& run, const limits& l) {
                 s.expect_status(s.recv(t, source, tag, in), source, tag, sizes[i], "a message whose send completed before its receive");
                 s.expect_pattern(in, sizes[i], seed_of(source, me, i),
                                  comet::detail::concat("a ", sizes[i], "-byte message from rank ", source, " (its buffer overwritten once a test had completed its send)"));
+                // The completed receive's buffer is the caller's: the transport writes it no more.
+                std::fill(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(sizes[i]), std::byte{0x3C});
+                for (int n = 0; n < 5; ++n) (void)s.iprobe(t, any_source, 58);
+                s.expect(std::all_of(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(sizes[i]), [](std::byte b) { return b == std::byte{0x3C}; }),
+                         "the transport wrote into the buffer of a ", sizes[i], "-byte receive after a test had completed it");
             }
         for (std::size_t k = 0; k < rs.size(); ++k)
             if (!done[k]) s.wait_send(t, rs[k], k < std::size(sizes) ? me : peer, (k < std::size(sizes) ? 40 : 50) + static_cast<int>(k % std::size(sizes)));
@@ -136,8 +143,10 @@ void test_never_blocks(const Runner& run, const limits& l) {
         std::vector<std::byte> in(100);
         if (t.rank() == 1) {
             auto r = s.call("irecv", [&] { return t.irecv(0, 22, in); });
-            std::vector<std::byte> wild(100);
+            std::vector<std::byte> wild(100), big((std::size_t{1} << 21) + 1);
             auto w = s.call("irecv", [&] { return t.irecv(any_source, 24, wild); });
+            auto g = s.call("irecv", [&] { return t.irecv(0, 25, big); });
+            s.expect(!s.call("test", [&] { return t.test(g); }).has_value(), "test() completed a 2 MiB receive whose message was never sent");
             // Rank 0 sends only after the go below, so nothing can complete these receives yet
             // (named or any_source).
             s.expect(!s.call("test", [&] { return t.test(r); }).has_value(), "test() completed a receive whose message was never sent");
@@ -145,6 +154,7 @@ void test_never_blocks(const Runner& run, const limits& l) {
                      "test() completed an any_source receive whose message was never sent");
             s.send(t, peer, 23, const_bytes{});
             s.expect_status(s.wait_recv(t, w, 0, 24), 0, 24, 0, "test() status of the any_source receive");
+            s.expect_status(s.wait_recv(t, g, 0, 25), 0, 25, 3, "test() status of the 2 MiB receive");
             s.expect_status(s.wait_recv(t, r, 0, 22), 0, 22, 100, "test() status");
             s.expect_pattern(in, 100, 22, "test() message");
             s.expect(s.call("test", [&] { return t.test(r); }) == std::optional<status>(status{}),
@@ -152,6 +162,7 @@ void test_never_blocks(const Runner& run, const limits& l) {
         } else {
             s.recv(t, peer, 23, mutable_bytes{});
             s.send(t, peer, 24, const_bytes{});
+            s.send(t, peer, 25, detail::pattern(3, 25));
             const auto out = detail::pattern(100, 22);
             auto r = s.call("isend", [&] { return t.isend(peer, 22, const_bytes(out)); });
             s.wait_send(t, r, peer, 22);
@@ -203,8 +214,9 @@ void probe(const Runner& run, const limits& l) {
     });
 }
 
-/// A rank polling iprobe lets another rank's operation progress: rank 0's 1 MiB isend to a
-/// receive rank 1 has posted completes while rank 1 calls nothing but iprobe.
+/// A rank polling iprobe, or test, lets another rank's operation progress: rank 0's 1 MiB send
+/// to a receive rank 1 has posted completes while rank 1 calls nothing but iprobe, then nothing
+/// but test on a receive of another message.
 template <class Runner>
 void progress(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "progress", l, [](auto& t, session& s) {
@@ -218,10 +230,21 @@ void progress(const Runner& run, const limits& l) {
             s.expect_status(s.wait_recv(t, r, 0, 12), 0, 12, large, "the 1 MiB message");
             s.expect_pattern(in, large, 12, "the 1 MiB message");
             s.recv(t, 0, 13, mutable_bytes{});
+            // The same while this rank polls `test` on a receive of something else.
+            std::vector<std::byte> other(8);
+            auto word = s.call("irecv", [&] { return t.irecv(0, 15, other); });
+            r = s.call("irecv", [&] { return t.irecv(0, 14, in); });
+            s.send(t, 0, 11, const_bytes{});
+            s.wait_recv(t, word, 0, 15);  // polls test; rank 0 says so once its send completed
+            s.expect_status(s.wait_recv(t, r, 0, 14), 0, 14, large, "the 1 MiB message (progressed by test)");
+            s.expect_pattern(in, large, 14, "the 1 MiB message (progressed by test)");
         } else {
             s.recv(t, 1, 11, mutable_bytes{});
             s.send(t, 1, 12, detail::pattern(large, 12));
             s.send(t, 1, 13, const_bytes{});
+            s.recv(t, 1, 11, mutable_bytes{});
+            s.send(t, 1, 14, detail::pattern(large, 14));
+            s.send(t, 1, 15, const_bytes{});
         }
     });
 }
@@ -269,11 +292,17 @@ void bad_arguments(const Runner& run, const limits& l) {
         bad([&] { (void)t.irecv(-4, 1, b); }, -4, "irecv from rank -4");
         bad([&] { (void)t.irecv(0, -9, b); }, -9, "irecv with tag -9");
         bad([&] { (void)t.iprobe(p, 1); }, p, "iprobe of rank size()");
+        bad([&] { (void)t.iprobe(-2, 1); }, -2, "iprobe of rank -2");
+        bad([&] { (void)t.isend(0, -2, const_bytes{}); }, -2, "isend of 0 bytes with tag -2");
         bad([&] { (void)t.iprobe(0, -6); }, -6, "iprobe with tag -6");
         bad([&] { ops::send(t, p, 1, b); }, p, "send to rank size()");
         bad([&] { ops::send(t, 0, -5, b); }, -5, "send with tag -5");
         bad([&] { ops::recv(t, p + 2, 1, b); }, p + 2, "recv from rank size()+2");
         bad([&] { ops::broadcast(t, p, b); }, p, "broadcast from root size()");
+        std::vector<double> v(2);
+        bad([&] { ops::reduce_sum(t, p + 1, v); }, p + 1, "reduce_sum to root size()+1");
+        std::vector<std::byte> all(8 * static_cast<std::size_t>(p));
+        bad([&] { ops::gather(t, -2, b, all); }, -2, "gather to root -2");
     });
 }
 
@@ -281,10 +310,10 @@ void bad_arguments(const Runner& run, const limits& l) {
 /// it is); compute() takes the time it describes.
 template <class Runner>
 void time_and_compute(const Runner& run, const limits& l) {
-    testing::detail::run_check(run, 1, "time_and_compute", l, [](auto& t, session& s) {
+    testing::detail::run_check(run, 2, "time_and_compute", l, [](auto& t, session& s) {
         const auto now = [&] { return s.call("now", [&] { return t.now(); }); };
         double last = now();
-        for (int i = 0; i < 1000; ++i) {
+        for (int i = 0; i < 20000; ++i) {
             const double x = now();
             s.expect(x >= last, "now() went back from ", testing::detail::exact(last), " s to ", testing::detail::exact(x), " s (by ",
                      testing::detail::exact(last - x), " s)");
@@ -297,12 +326,16 @@ void time_and_compute(const Runner& run, const limits& l) {
             while (std::chrono::steady_clock::now() < until) {
             }
         };
+        const auto h0 = std::chrono::steady_clock::now();
         const double b0 = now();
         host_busy(0.05);
         const double busy_host = now() - b0;
+        const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - h0).count();
         const double s0 = now();
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         const double slept = now() - s0;
+        s.expect(busy_host < 0.01 || (busy_host > 0.8 * host && busy_host < 1.25 * host), "now() advanced ", testing::detail::exact(busy_host),
+                 " s while the host's steady clock advanced ", testing::detail::exact(host), " s: a clock that follows the host must count seconds");
         s.expect(busy_host < 0.01 || slept >= 0.01, "now() advanced ", testing::detail::exact(busy_host),
                  " s while this rank computed for 50 ms but ", testing::detail::exact(slept),
                  " s while it slept for 20 ms: it must be a wall clock (or a virtual one), not CPU time");

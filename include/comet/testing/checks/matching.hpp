@@ -69,11 +69,11 @@ void wait_sends(T& t, session& s, std::vector<typename T::request>& rs, int dest
 }  // namespace detail
 
 /// rank() and size() describe one group: every rank hears from every other, each naming
-/// itself, so sizes agree and ranks are distinct and dense (groups of 1 to 5 and of 8), and a
+/// itself, so sizes agree and ranks are distinct and dense (groups of 1 to 5, 8, 9 and 16), and a
 /// receive naming a source takes only that source's message.
 template <class Runner>
 void identity(const Runner& run, const limits& l) {
-    for (int wanted : {1, 2, 3, 4, 5, 8}) {
+    for (int wanted : {1, 2, 3, 4, 5, 8, 9, 16}) {
         const int p = testing::detail::group_size(run, wanted);
         testing::detail::run_check(run, p, "identity", l, [p](auto& t, session& s) {
             s.expect(t.size() == p, "size() is ", t.size(), ", expected ", p);
@@ -94,11 +94,19 @@ void identity(const Runner& run, const limits& l) {
     }
 }
 
-/// A completed send reports its destination, tag and size (core/types.hpp, `status`).
+/// A completed send reports its destination, tag and size (core/types.hpp, `status`), to
+/// another rank and to oneself, whatever the tag.
 template <class Runner>
 void send_status(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "send_status", l, [](auto& t, session& s) {
         if (t.rank() > 1) return;
+        for (int tag : {0, 5, first_reserved_tag + 3, max_tag}) {
+            const auto out = detail::pattern(12, 3);
+            std::vector<std::byte> in(12);
+            auto r = s.call("isend", [&] { return t.isend(t.rank(), tag, const_bytes(out)); });
+            s.expect_status(s.recv(t, t.rank(), tag, in), t.rank(), tag, 12, "the receive of a message to oneself");
+            s.expect_status(s.wait_send(t, r, t.rank(), tag), t.rank(), tag, 12, "the completed send's status (to oneself)");
+        }
         const std::size_t sizes[] = {0, 40, 5000, std::size_t{1} << 20};
         if (t.rank() == 0) {
             std::vector<std::vector<std::byte>> m;
@@ -107,12 +115,16 @@ void send_status(const Runner& run, const limits& l) {
             for (std::size_t i = 0; i < rs.size(); ++i)
                 s.expect_status(s.wait_send(t, rs[i], 1, 3 + static_cast<int>(i)), 1, 3 + static_cast<int>(i), sizes[i],
                                 "the completed send's status");
+            const auto high = detail::pattern(8, 7);
+            auto h = s.call("isend", [&] { return t.isend(1, max_tag - 1, const_bytes(high)); });
+            s.expect_status(s.wait_send(t, h, 1, max_tag - 1), 1, max_tag - 1, 8, "the completed send's status (a reserved tag)");
         } else {
             std::vector<std::byte> in(std::size_t{1} << 20);
             for (std::size_t i = 0; i < std::size(sizes); ++i) {
                 s.expect_status(s.recv(t, 0, 3 + static_cast<int>(i), in), 0, 3 + static_cast<int>(i), sizes[i], "the receive's status");
                 s.expect_pattern(in, sizes[i], static_cast<std::uint32_t>(sizes[i]), "the message");
             }
+            s.expect_status(s.recv(t, 0, max_tag - 1, in), 0, max_tag - 1, 8, "the receive's status (a reserved tag)");
         }
     });
 }
@@ -262,6 +274,24 @@ void non_overtaking(const Runner& run, const limits& l) {
                          detail::number_of(posted_in[i]), " (", st.size, " bytes)");
             }
             detail::wait_sends(t, s, ps, me, [](std::size_t) { return 18; });
+        }
+        // Twelve receives posted for one tag before its messages are sent take them in post order.
+        {
+            const int peer = 1 - t.rank();
+            std::vector<std::vector<std::byte>> in(12, std::vector<std::byte>(16));
+            std::vector<typename std::remove_cvref_t<decltype(t)>::request> rs;
+            for (auto& b : in) rs.push_back(s.call("irecv", [&] { return t.irecv(peer, 16, b); }));
+            auto go = s.call("isend", [&] { return t.isend(peer, 15, const_bytes{}); });
+            s.recv(t, peer, 15, mutable_bytes{});
+            s.wait_send(t, go, peer, 15);
+            std::vector<std::vector<std::byte>> m;
+            for (std::uint32_t i = 0; i < 12; ++i) m.push_back(detail::numbered(16, i, 16));
+            auto ss = detail::isend_all(t, s, peer, m, [](std::size_t) { return 16; });
+            for (std::size_t i = 0; i < 12; ++i) {
+                s.wait_recv(t, rs[i], peer, 16);
+                s.expect(detail::number_of(in[i]) == i, "receive ", i + 1, " of 12 posted for one tag took message ", detail::number_of(in[i]));
+            }
+            detail::wait_sends(t, s, ss, peer, [](std::size_t) { return 16; });
         }
         const std::size_t count = 200;
         const std::size_t sizes[] = {0, 1, 7, 8, 40, 41, 64, 100, 101, 1000, 1001, 4096, 65536, 1u << 20};
