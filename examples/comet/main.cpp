@@ -131,8 +131,7 @@ int main(int argc, char** argv) {
         if (failure) std::rethrow_exception(failure);  // its message, its exit status; the report says where
         if (stopped) {
             // What the signal stopped: the report holds everything measured up to there.
-            std::cerr << "comet: " << comet::describe(*stopped) << (s.out.empty() ? "" : "; the report in " + s.out + " holds what was measured before")
-                      << '\n';
+            std::cerr << comet_program::stopped_line(s, *stopped) << '\n';
             const int signal = comet_program::interrupts::instance().signal();
             return signal ? 128 + signal : 1;
         }

@@ -202,6 +202,11 @@ private:
     std::string kernel_;
 };
 
+/// The last line of a run that stopped early: where, why, and where its report is.
+inline std::string stopped_line(const settings& s, const comet::stop_note& note) {
+    return "comet: " + comet::describe(note) + (s.out.empty() ? "" : "; the report in " + s.out + " holds what was measured before");
+}
+
 /// While it lives, a second signal writes `log`'s snapshot as the report of `s` (on a
 /// `transport` run of `nodes`, the largest group), with the outcome's other parts from `base`.
 class second_signal_writes {
@@ -215,8 +220,7 @@ public:
             o.stopped = note;
             write_report(s, std::move(o));
             // The same last line as a run that stopped by itself: where it stopped, and why.
-            std::cerr << "comet: " << comet::describe(note) << (s.out.empty() ? "" : "; the report in " + s.out + " holds what was measured before")
-                      << std::endl;
+            std::cerr << stopped_line(s, note) << std::endl;
         });
     }
     second_signal_writes(const second_signal_writes&) = delete;

@@ -82,6 +82,14 @@ BOOST_AUTO_TEST_CASE(points_count_what_will_be_measured) {
     BOOST_TEST(comet::suite_points(cfg, 3) == 0u);
 }
 
+/// Threads options for tests of what is derived rather than of validity: a rank's preemptions
+/// are not its disturbances.
+comet::threads::options preemptions_uncounted() {
+    comet::threads::options o;
+    o.count_preemptions = false;
+    return o;
+}
+
 BOOST_AUTO_TEST_CASE(run_and_analyse_over_two_group_sizes) {
     const auto cfg_for = [](int) { return small({"pairwise", "echo", "barrier", "global_sum", "update_guard", "contention"}); };
     comet::report rep;
@@ -90,8 +98,7 @@ BOOST_AUTO_TEST_CASE(run_and_analyse_over_two_group_sizes) {
     // they would be counted) can otherwise lose every sample to them; flagged, it is left out
     // of every analysis, which then has less to derive. A point still flagged (every sample
     // negative) has its runs taken again.
-    comet::threads::options uncounted;
-    uncounted.count_preemptions = false;
+    const comet::threads::options uncounted = preemptions_uncounted();
     for (int attempt = 0; attempt < 5; ++attempt) {
         rep = {};
         std::size_t seen = 0;
@@ -270,8 +277,7 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_derived_becomes_a_note) {
     // busy machine (other tests beside this one), the one pairwise point could lose every sample
     // to them. A point still flagged (every sample negative) leaves nothing to fit, said so,
     // and the run is taken again.
-    comet::threads::options uncounted;
-    uncounted.count_preemptions = false;
+    const comet::threads::options uncounted = preemptions_uncounted();
     for (int attempt = 0; attempt < 5; ++attempt) {
         rep = {};
         rep.results = comet::threads::run(2, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg); }, uncounted)[0];
