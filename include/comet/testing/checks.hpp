@@ -11,7 +11,9 @@
 //
 // A runner runs `body(t)` on every rank of a group of `ranks` ranks of your transport. A
 // runner bound to a fixed group (MPI: the size of the job) has `int ranks() const` and
-// ignores the requested count; checks then use the ranks they need and let the rest watch.
+// ignores the requested count; checks then use the ranks they need and let the rest watch. One
+// that can start only so many ranks (a simulated machine of a few nodes) has `int max_ranks()
+// const`, and the group sizes past it are left out (checks ask for 1 to 16).
 // The concept itself is checked at compile time; at run time each check exercises one rule
 // and the optional capabilities the type claims. Checks exchange data only through the
 // transport, so they run the same for threads, processes and simulated nodes. A failed check

@@ -117,11 +117,11 @@ void nonblocking(const Runner& run, const limits& l) {
         s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<request>{}); });  // of nothing: returns at once
         // wait_all raises the truncation of a receive it completes.
         {
-            const auto out = detail::pattern(20, 23);
+            const auto longer = detail::pattern(20, 23);
             std::vector<std::byte> small(10);
             request q[2];
             q[0] = s.call("irecv", [&] { return t.irecv(peer, 23, small); });
-            q[1] = s.call("isend", [&] { return t.isend(peer, 23, const_bytes(out)); });
+            q[1] = s.call("isend", [&] { return t.isend(peer, 23, const_bytes(longer)); });
             bool raised = false;
             try {
                 s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<request>(q, 2)); });
