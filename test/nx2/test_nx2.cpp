@@ -30,6 +30,8 @@ struct runner {
     static constexpr bool catches_failures = true;
     static constexpr bool detects_deadlock = true;
     comet::nx2::machine base = comet::nx2::ipsc860();
+    /// A mesh has the nodes it was given; a hypercube grows with the group.
+    int max_ranks() const { return base.network == comet::nx2::topology::hypercube ? 1024 : base.nodes(); }
     template <class F>
     void operator()(int ranks, F&& body) const {
         comet::nx2::machine m = base;

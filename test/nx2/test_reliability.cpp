@@ -133,7 +133,8 @@ BOOST_AUTO_TEST_CASE(polling_that_something_ends_is_no_deadlock) {
 BOOST_AUTO_TEST_CASE(bsend_never_waits_for_the_receiver) {
     // Both ranks bsend six small messages, then receive six: more than the four buffers each
     // reserves for the other. csend would wait for a buffer (and both would deadlock); the
-    // buffered capability keeps the messages in the sender's kernel and returns.
+    // buffered capability sends the fifth and sixth as long messages, into the receiver's
+    // system space, and returns.
     run_statistics stats;
     const auto got = run(
         ipsc860(1),
@@ -177,6 +178,38 @@ BOOST_AUTO_TEST_CASE(bsend_never_waits_for_the_receiver) {
                               }),
                           comet::deadlock_error,
                           [](const auto& e) { return mentions(e, {"rank 0 waits in send to rank 1 (tag 4, 8 bytes): no free buffer"}); });
+}
+
+BOOST_AUTO_TEST_CASE(bsend_keeps_its_promise_whichever_message_is_received_first) {
+    // Both ranks bsend five 8-byte messages with tags 1..5, then receive tag 5 first: the fifth
+    // found the four buffers reserved for its sender full, and a buffer comes free only when
+    // the receiver takes one of the first four, which it does only after the fifth. Waiting in
+    // the sender's kernel for a buffer deadlocked here; the fifth goes by the long messages'
+    // protocol instead, into the receiver's system space (docs/nx2-model.md, "bsend").
+    run_statistics stats;
+    const auto got = run(
+        ipsc860(1),
+        [](transport& t) {
+            const int other = 1 - t.rank();
+            for (int tag = 1; tag <= 5; ++tag) {
+                std::vector<std::byte> b(8, static_cast<std::byte>(10 * t.rank() + tag));
+                t.bsend(other, tag, b);
+            }
+            std::vector<int> seen;
+            for (int tag = 5; tag >= 1; --tag) {
+                std::vector<std::byte> b(8);
+                const comet::status s = t.recv(other, tag, b);
+                seen.push_back(s.size == 8 ? static_cast<int>(b[0]) : -1);
+            }
+            return seen;
+        },
+        {.statistics = &stats});
+    BOOST_TEST(got[0] == (std::vector<int>{15, 14, 13, 12, 11}), boost::test_tools::per_element());
+    BOOST_TEST(got[1] == (std::vector<int>{5, 4, 3, 2, 1}), boost::test_tools::per_element());
+    for (int r : {0, 1}) {
+        BOOST_TEST(stats.nodes[static_cast<std::size_t>(r)].credit_stalls == 1u);
+        BOOST_TEST(stats.nodes[static_cast<std::size_t>(r)].bsend_spills == 1u);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(retransmission_keeps_the_order_of_one_pairs_messages) {

@@ -18,25 +18,32 @@
 // the reductions, gather, alltoall, compute, clock_is_global, abort) is an operation in
 // `comet/ops/`: the transport's own member when it has one (`native`), a portable algorithm
 // over this core otherwise (`portable`). `comet/testing/conformance.hpp` checks that a type
-// behaves; `comet/transport/adaptor.hpp` is the base a decorator derives from.
+// behaves, a check per rule below (README, "Check your own transport", lists them);
+// `comet/transport/adaptor.hpp` is the base a decorator derives from.
 //
 // Semantics every model must honour (MPI's point-to-point rules, which CoMet's macros and
 // NX/2 also satisfy):
 //
 // Matching. A receive names a source (or `any_source`) and a tag (or `any_tag`); it matches
-//   the earliest-sent message from that source with that tag. Messages between one pair of
+//   the earliest-sent message from that source with that tag (with `any_source`, that of
+//   whichever source it takes: the order between sources is not defined, as in MPI). Every
+//   tag in 0..max_tag is distinct: none aliases another. Messages between one pair of
 //   ranks with the same tag are never reordered ("non-overtaking"). Receives posted with
 //   `irecv` are matched in the order they were posted. A message larger than the matched
 //   receive buffer raises `truncation_error` (from the `test` that completes it); a smaller
 //   one fills a prefix and `status::size` says how much.
 // Completion. `isend`/`irecv` start an operation and return a request; the buffer belongs to
-//   the transport until a successful `test` (or `wait`) completes it. `test` on a default-
-//   constructed or already completed request returns a default `status` at once.
+//   the transport until a successful `test` (or `wait`) completes it. `test` never blocks: on
+//   an incomplete operation it returns nothing at once. A completed send's status names its
+//   destination, tag and size. `test` on a default-constructed or already completed request
+//   returns a default `status` at once. Every message is delivered exactly once.
 // Buffering. Not required. A blocking `send` has MPI standard-send semantics: it may wait for
 //   the matching receive. Two ranks that both `send` first may deadlock, as under MPI; a
 //   transport whose sends never wait for the receiver (NX/2's csend, the threads transport)
 //   says so by offering `bsend` (`buffered_send_transport`), and only then do kernels use
-//   the both-send-first form of CoMet's thesis.
+//   the both-send-first form of CoMet's thesis, with `bsend`. The promise is `bsend`'s: two
+//   ranks that both `bsend` and then receive always complete; a standard `send` or `isend`
+//   may still wait for its receive (MPI's do).
 // Progress. A rank polling `test` or `iprobe` lets every other rank's operations progress;
 //   an operation of this rank may need this rank to call into the transport again before it
 //   completes.

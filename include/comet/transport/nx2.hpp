@@ -30,7 +30,8 @@
 // (NX/2's force types: the data goes at once and must find a posted receive, else the receiving
 // rank fails), `sendrecv` (isend + crecv + msgwait), `progress` (an NX/2 call; NX/2 progresses by
 // interrupts anyway). `bsend` (csend, except that a small message finding no free buffer at
-// its destination waits in a system buffer of the sender's kernel instead of blocking the call),
+// its destination goes by the long messages' protocol, into the receiver's system space,
+// instead of waiting for one),
 // and no nonblocking collectives (NX/2 had none): kernels that need them report "not supported".
 // `send` is csend and may wait for a buffer, as standard-send semantics allow.
 //
@@ -207,8 +208,10 @@ public:
     /// the receiver's kernel allocates a buffer on request), which is the send CoMet's thesis
     /// assumes when both nodes of a pairwise exchange send first. Where csend would wait for a
     /// free buffer at `dest` (all `eager_buffers` hold unreceived messages), bsend copies the
-    /// message into a system buffer of this node's kernel (the copy csend makes anyway),
-    /// queues it there in order and returns: it never waits for the receiver.
+    /// message into a system buffer of this node's kernel (the copy csend makes anyway) and
+    /// sends it as a long message: the receiver's kernel allocates system space for it on
+    /// request. It never waits for the receiver, however many messages it leaves unreceived
+    /// and whichever the receiver takes first (docs/nx2-model.md, "bsend").
     void bsend(int dest, int tag, const_bytes data) {
         blocking_send(dest, tag, data, "bsend", standard(data.size()), true);
     }
@@ -466,10 +469,12 @@ private:
     }
 
     /// A request for `o`: already complete (status kept for the first wait/test) or pending.
+    /// A receive that found its message too big stays with the request: the wait or test that
+    /// completes it raises the truncation (the concept's rule), not the irecv.
     request wrap(detail::op* o) {
         request r;
         r.id_ = true;
-        if (o->done) {
+        if (o->done && !o->overflow) {
             r.result_ = finish(o);
             return r;
         }

@@ -179,9 +179,17 @@ public:
         request r;
         r.owner_ = this;
         status s;
-        if (!unexpected_.empty() && take_unexpected(source, tag, buffer, s)) {
-            r.owner_ = nullptr;
-            r.result_ = s;
+        std::size_t overflow = 0;
+        if (!unexpected_.empty() && take_unexpected(source, tag, buffer, s, &overflow)) {
+            if (!overflow) {
+                r.owner_ = nullptr;
+                r.result_ = s;
+                return r;
+            }
+            // Too big for the buffer: the test or wait that completes the receive says so.
+            detail::recv_op* op = allocate_op();
+            *op = detail::recv_op{source, tag, buffer, true, s, overflow};
+            r.recv_ = op;
             return r;
         }
         detail::recv_op* op = allocate_op();
@@ -550,8 +558,9 @@ private:
         }
     }
 
-    /// Takes the earliest unexpected message matching (source, tag) into `buffer`.
-    [[gnu::noinline]] bool take_unexpected(int source, int tag, mutable_bytes buffer, status& s) {
+    /// Takes the earliest unexpected message matching (source, tag) into `buffer`. One too big
+    /// for it raises truncation_error, or with `overflow` is given up and its size put there.
+    [[gnu::noinline]] bool take_unexpected(int source, int tag, mutable_bytes buffer, status& s, std::size_t* overflow = nullptr) {
         for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
             if (!matches(source, tag, it->source, it->tag)) continue;
             s = status{it->source, it->tag, it->size};
@@ -567,7 +576,10 @@ private:
             }
             unexpected_.erase(it);
             if (abandoned) world_->throw_stop(rank_);
-            if (!error.empty()) throw truncation_error(error);
+            if (!error.empty()) {
+                if (!overflow) throw truncation_error(error);
+                *overflow = s.size;
+            }
             return true;
         }
         return false;

@@ -58,6 +58,7 @@ struct node_counters {
     std::uint64_t interrupts = 0;        ///< interrupt handlers run on this node
     vtime interrupt_time = 0;            ///< their total CPU time
     std::uint64_t credit_stalls = 0;     ///< sends that found no free buffer at their destination
+    std::uint64_t bsend_spills = 0;      ///< bsends among them sent by the long messages' protocol instead
     std::uint64_t channel_waits = 0;     ///< times a header of this node's found a channel busy
     vtime channel_wait_time = 0;         ///< total time its headers waited for channels
     std::uint64_t retransmissions = 0;   ///< transmissions sent again after giving up (option)
@@ -69,6 +70,7 @@ struct node_counters {
         interrupts += o.interrupts;
         interrupt_time += o.interrupt_time;
         credit_stalls += o.credit_stalls;
+        bsend_spills += o.bsend_spills;
         channel_waits += o.channel_waits;
         channel_wait_time += o.channel_wait_time;
         retransmissions += o.retransmissions;

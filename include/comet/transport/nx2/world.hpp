@@ -21,8 +21,9 @@
 //   receive (one copy) or keeps it in the reserved buffer until a receive takes it (one copy).
 //   Freed buffers go back piggy-backed on the receiver's next transmission to the sender, or on
 //   their own once `credit_batch` are pending or the receiver's process waits (also when a
-//   handler frees one while it already waits). A bsend finding no buffer leaves its message,
-//   copied into a system buffer, in the sender's kernel and returns: it never waits.
+//   handler frees one while it already waits). A bsend finding no buffer sends its message,
+//   copied into a system buffer of the sender's kernel, by the protocol of longer messages
+//   below, which the receiver's kernel takes into system space: it never waits.
 // - longer messages: a request; the receiver's interrupt matches a posted receive or promises a
 //   system buffer; an acknowledgement; the sender's interrupt starts the data over a circuit,
 //   which lands in the user's buffer if a receive has taken the message by then (no copy), else
@@ -192,7 +193,6 @@ struct message {
     bool data_arrived = false;
     bool dropped = false;     ///< refused (truncation): its data is thrown away
     bool released = false;    ///< waiting to be sent: the kernel sends it at its handler's end
-    bool buffered = false;    ///< a bsend's small message, already in a system buffer while it waits
     std::vector<std::byte> kept;  ///< a bsend's long message: its bytes, kept by the kernel while it waits
     bool sender_done = false, receiver_done = false;
     int refs = 0;             ///< transmissions and interrupts still using it
@@ -501,13 +501,23 @@ public:
             }
             if (p.credits == 0) ++c.credit_stalls;
             if (buffered) {
-                // bsend: the message waits in a system buffer of the sender's kernel (the copy
-                // csend makes anyway, made now) until a buffer at `dest` comes free.
+                // bsend finding every buffer reserved for this node at `dest` full: the message
+                // goes as a long one does (request; the receiver's kernel takes it into a system
+                // buffer of its own if no receive is posted; acknowledgement; data), from a copy
+                // in the sender's kernel (the copy csend makes anyway, made now). Waiting here for
+                // a buffer to come free instead would break bsend's promise: a receiver that first
+                // wants a later message never frees one (docs/nx2-model.md, "bsend").
+                ++c.bsend_spills;
+                msg->how = mode::rendezvous;
                 charge(r, times(m_.copy_per_byte, data.size()));
-                fill(msg->sysbuf, data.data(), data.size());
-                msg->buffered = true;
-                append(p.out_head, p.out_tail, msg);
-                kick(r, dest);
+                msg->kept.assign(data.begin(), data.end());
+                msg->payload = msg->kept.data();
+                if (!p.out_head) {
+                    send_message(r, msg);
+                } else {
+                    append(p.out_head, p.out_tail, msg);
+                    kick(r, dest);
+                }
                 o->done = true;
                 return o;
             }
@@ -703,7 +713,7 @@ private:
         m->sop = m->rop = nullptr;
         m->payload = nullptr;
         buffers_.put(m->sysbuf);
-        m->via_sysbuf = m->data_arrived = m->dropped = m->released = m->buffered = false;
+        m->via_sysbuf = m->data_arrived = m->dropped = m->released = false;
         m->sender_done = m->receiver_done = false;
         m->refs = 0;
         m->prev = m->next = nullptr;
@@ -864,7 +874,7 @@ private:
             if (msg->how == mode::eager) {
                 if (p.credits == 0) break;
                 --p.credits;
-                if (!msg->buffered) cost += times(m_.copy_per_byte, msg->size);
+                cost += times(m_.copy_per_byte, msg->size);
             }
             msg->released = true;
             ++count;
@@ -879,7 +889,7 @@ private:
             message* msg = p.out_head;
             remove(p.out_head, p.out_tail, msg);
             if (msg->how == mode::eager) {
-                if (!msg->buffered) fill(msg->sysbuf, msg->payload, msg->size);
+                fill(msg->sysbuf, msg->payload, msg->size);
                 msg->payload = nullptr;
                 op* s = std::exchange(msg->sop, nullptr);
                 msg->sender_done = true;

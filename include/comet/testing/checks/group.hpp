@@ -1,0 +1,449 @@
+// comet/testing/checks/group.hpp — the conformance checks of what involves the whole group:
+// the collectives of comet/ops/, a barrier's meaning, the optional capabilities the type
+// claims, and how a run ends when a rank aborts, throws or deadlocks (the runner's part).
+//
+// The collectives check keeps going after a wrong result and fails at its end
+// (detail::first_failure): every rank calls every collective whatever it saw, so no rank is left
+// waiting in one for a rank that stopped early (a blocking collective has no deadline).
+#pragma once
+
+#include <comet/core/work.hpp>
+#include <comet/ops/ops.hpp>
+#include <comet/testing/checks/matching.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace comet::testing::checks {
+
+/// barrier, broadcast from every root, the allreduces and gather: exact, and identical on
+/// every rank (through comet::ops: the transport's own or the portable algorithm).
+template <class Runner>
+void collectives(const Runner& run, const limits& l) {
+    for (int wanted : {1, 2, 3, 4, 5, 8}) {
+        testing::detail::run_check(run, wanted, "collectives", l, [](auto& t, session& s) {
+            detail::first_failure f;
+            for (int i = 0; i < 5; ++i) s.call("ops::barrier", [&] { ops::barrier(t); });
+            for (int root = 0; root < t.size(); ++root)
+                for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{1001}, std::size_t{100001}}) {
+                    auto data = t.rank() == root ? detail::pattern(n, static_cast<std::uint32_t>(root)) : std::vector<std::byte>(n);
+                    s.call("ops::broadcast", [&] { ops::broadcast(t, root, data); });
+                    f.expect(data == detail::pattern(n, static_cast<std::uint32_t>(root)), "broadcast of ", n, " bytes from root ", root,
+                             " gave other bytes");
+                }
+            const double p = t.size();
+            for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{5000}}) {
+                std::vector<double> v(n), hi(n), lo(n);
+                for (std::size_t i = 0; i < n; ++i) {
+                    v[i] = static_cast<double>(t.rank() * 1000 + static_cast<int>(i)) + 0.5;
+                    // The maximum and minimum sit on different ranks for different elements; every
+                    // value to take the maximum of is negative, every one for the minimum positive.
+                    lo[i] = 1.0 + static_cast<double>((t.rank() + static_cast<int>(i)) % t.size());
+                    hi[i] = -lo[i];
+                }
+                s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, v); });
+                s.call("ops::allreduce_max", [&] { ops::allreduce_max(t, hi); });
+                s.call("ops::allreduce_min", [&] { ops::allreduce_min(t, lo); });
+                for (std::size_t i = 0; i < n; ++i) {
+                    const double want = 1000.0 * p * (p - 1) / 2 + p * (static_cast<double>(i) + 0.5);
+                    f.expect(v[i] == want, "allreduce_sum element ", i, " is ", v[i], ", expected ", want);
+                    f.expect(hi[i] == -1.0, "allreduce_max element ", i, " is ", hi[i], ", expected -1");
+                    f.expect(lo[i] == 1.0, "allreduce_min element ", i, " is ", lo[i], ", expected 1");
+                }
+            }
+            // Sums in double precision: 1 + r * 2^-40 from rank r add up exactly in a double (not in
+            // a float).
+            std::vector<double> fine(3, 1.0 + std::ldexp(static_cast<double>(t.rank()), -40));
+            s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, fine); });
+            const double fine_want = p + std::ldexp(p * (p - 1) / 2, -40);
+            for (double x : fine)
+                f.expect(x == fine_want, "allreduce_sum of 1 + rank * 2^-40 gave ", testing::detail::exact(x), ", expected ",
+                         testing::detail::exact(fine_want), " (a double's sum)");
+            // Inexact sums must still agree bit for bit on every rank.
+            std::vector<double> x{0.1 * (t.rank() + 1), 1e16 + t.rank(), 1.0 / (t.rank() + 3)};
+            s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, x); });
+            std::vector<double> from_root = x;
+            s.call("ops::broadcast", [&] { ops::broadcast(t, 0, std::as_writable_bytes(std::span<double>(from_root))); });
+            f.expect(std::memcmp(x.data(), from_root.data(), x.size() * sizeof(double)) == 0, "allreduce_sum gave this rank other bits than rank 0");
+            // The rooted reductions, from every root: the result on the root, every other rank's
+            // values left as they were.
+            for (int root = 0; root < t.size(); ++root)
+                for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{5000}}) {
+                    std::vector<double> sum(n), mx(n), mn(n);
+                    for (std::size_t i = 0; i < n; ++i) {
+                        sum[i] = static_cast<double>(t.rank() * 1000 + static_cast<int>(i)) + 0.25;
+                        mn[i] = 2.0 + static_cast<double>((t.rank() + static_cast<int>(i)) % t.size());
+                        mx[i] = -mn[i];
+                    }
+                    const auto sum0 = sum, mx0 = mx, mn0 = mn;
+                    s.call("ops::reduce_sum", [&] { ops::reduce_sum(t, root, sum); });
+                    s.call("ops::reduce_max", [&] { ops::reduce_max(t, root, mx); });
+                    s.call("ops::reduce_min", [&] { ops::reduce_min(t, root, mn); });
+                    if (t.rank() != root) {
+                        f.expect(sum == sum0 && mx == mx0 && mn == mn0, "reduce_sum/max/min to root ", root,
+                                 " changed the values of rank ", t.rank(), ", which is not the root");
+                        continue;
+                    }
+                    for (std::size_t i = 0; i < n; ++i) {
+                        const double want = 1000.0 * p * (p - 1) / 2 + p * (static_cast<double>(i) + 0.25);
+                        f.expect(sum[i] == want, "reduce_sum to root ", root, ": element ", i, " is ", sum[i], ", expected ", want);
+                        f.expect(mx[i] == -2.0, "reduce_max to root ", root, ": element ", i, " is ", mx[i], ", expected -2");
+                        f.expect(mn[i] == 2.0, "reduce_min to root ", root, ": element ", i, " is ", mn[i], ", expected 2");
+                    }
+                }
+            // alltoall: block r of every rank's out reaches rank r, this rank's own block included.
+            for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{8}, std::size_t{3000}}) {
+                const auto seed_of = [](int from, int to) { return static_cast<std::uint32_t>(200 + 10 * from + to); };
+                std::vector<std::byte> out, in(n * static_cast<std::size_t>(t.size()), std::byte{0xEE});
+                for (int r = 0; r < t.size(); ++r) {
+                    const auto block = detail::pattern(n, seed_of(t.rank(), r));
+                    out.insert(out.end(), block.begin(), block.end());
+                }
+                s.call("ops::alltoall", [&] { ops::alltoall(t, out, in); });
+                for (int r = 0; r < t.size(); ++r) {
+                    const auto want = detail::pattern(n, seed_of(r, t.rank()));
+                    f.expect(std::equal(want.begin(), want.end(), in.begin() + static_cast<std::ptrdiff_t>(n) * r), "alltoall of ", n,
+                             "-byte blocks: the block from rank ", r, r == t.rank() ? " (this rank's own)" : "",
+                             " differs from what it sent");
+                }
+            }
+            for (int root = 0; root < t.size(); ++root)
+                for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{4000}}) {
+                    const auto mine = detail::pattern(n, static_cast<std::uint32_t>(100 + t.rank()));
+                    std::vector<std::byte> all(t.rank() == root ? n * static_cast<std::size_t>(t.size()) : 0);
+                    s.call("ops::gather", [&] { ops::gather(t, root, mine, all); });
+                    if (t.rank() == root)
+                        for (int r = 0; r < t.size(); ++r) {
+                            const auto want = detail::pattern(n, static_cast<std::uint32_t>(100 + r));
+                            f.expect(std::equal(want.begin(), want.end(), all.begin() + static_cast<std::ptrdiff_t>(n) * r),
+                                     "gather: the block of rank ", r, " differs from what it sent");
+                        }
+                }
+            f.settle(s);
+        });
+    }
+}
+
+/// No rank leaves a barrier before every rank entered it, at any of eight barriers in a row
+/// (groups of 2 and 3), each with another rank arriving 100 ms late: every other rank's own
+/// clock sees it wait (at least 5 ms of the 100, so that a rank descheduled on a busy machine is
+/// no failure), and when the clock is global no rank left before the last arrived. A clock the
+/// transport calls global also orders a message's receipt after its sending, both ways.
+template <class Runner>
+void barrier_waits_for_everyone(const Runner& run, const limits& l) {
+    for (int wanted : {2, 3})
+    testing::detail::run_check(run, wanted, "barrier_waits_for_everyone", l, [](auto& t, session& s) {
+        const int p = t.size();
+        detail::first_failure f;
+        s.call("ops::barrier", [&] { ops::barrier(t); });
+        std::vector<double> times(3 * static_cast<std::size_t>(p), 0.0);
+        for (int k = 0; k < 8; ++k) {
+            const int late = k % p;
+            if (t.rank() == late) s.call("ops::compute", [&] { ops::compute(t, work::busy(0.1)); });
+            std::fill(times.begin(), times.end(), 0.0);
+            const std::size_t me = 3 * static_cast<std::size_t>(t.rank());
+            times[me] = t.now();
+            s.call("ops::barrier", [&] { ops::barrier(t); });
+            times[me + 1] = t.now();
+            times[me + 2] = times[me + 1] - times[me];
+            s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, times); });
+            double last_in = 0, first_out = 1e300;
+            for (int r = 0; r < p; ++r) {
+                const std::size_t i = 3 * static_cast<std::size_t>(r);
+                if (r != late)
+                    f.expect(times[i + 2] >= 0.005, "barrier ", k + 2, " of 9: rank ", late, " arrived 100 ms late, yet rank ", r, " waited ",
+                             testing::detail::exact(times[i + 2]), " s for it");
+                last_in = std::max(last_in, times[i]);
+                first_out = std::min(first_out, times[i + 1]);
+            }
+            if (ops::clock_is_global(t))
+                f.expect(first_out >= last_in, "barrier ", k + 2, " of 9: a rank left at ", testing::detail::exact(first_out),
+                         " s before the last arrived at ", testing::detail::exact(last_in), " s");
+        }
+        if (ops::clock_is_global(t) && p >= 2 && t.rank() <= 1) {
+            // Each of ranks 0 and 1 sends the other its clock; the receiver's clock, read after the
+            // message is in, is not earlier.
+            const int peer = 1 - t.rank();
+            for (int way = 0; way < 2; ++way) {
+                double stamp = 0;
+                if (t.rank() == way) {
+                    stamp = t.now();
+                    s.call("ops::send", [&] { ops::send(t, peer, 90, std::as_bytes(std::span(&stamp, 1))); });
+                } else {
+                    s.call("ops::recv", [&] { ops::recv(t, peer, 90, std::as_writable_bytes(std::span(&stamp, 1))); });
+                    const double got = t.now();
+                    f.expect(got >= stamp, "clock_is_global() says the clocks agree, but a message rank ", peer, " sent at ",
+                             testing::detail::exact(stamp), " s arrived at ", testing::detail::exact(got), " s on rank ", t.rank(), "'s clock");
+                }
+            }
+        }
+        f.settle(s);
+    });
+}
+
+/// The optional capabilities the type claims, each against its definition.
+template <class Runner>
+void capabilities(const Runner& run, const limits& l) {
+    for (int wanted : {2, 3})
+    testing::detail::run_check(run, wanted, "capabilities", l, [](auto& t, session& s) {
+        using T = std::remove_cvref_t<decltype(t)>;
+        // Point to point between ranks 0 and 1; the collectives below on every rank.
+        if (t.rank() <= 1) {
+            const int peer = 1 - t.rank();
+            std::vector<std::byte> in((1 << 20) + 8);
+            if constexpr (synchronous_send_transport<T>) {
+                // issend must stay incomplete until the receiver has posted its receive, which
+                // rank 1 does only after rank 0 tells it (with a later message) to go ahead.
+                if (t.rank() == 0) {
+                    const auto out = detail::pattern(64, 41);  // must outlive the request
+                    auto r = s.call("issend", [&] { return t.issend(peer, 41, out); });
+                    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+                    for (int n = 0; n < 50 || std::chrono::steady_clock::now() < until; ++n)
+                        s.expect(!s.call("test", [&] { return t.test(r); }).has_value(),
+                                 "issend completed before the receive was posted (its message only probed)");
+                    s.send(t, peer, 42, detail::pattern(1, 42));
+                    s.expect_status(s.wait_send(t, r, peer, 41), peer, 41, 64, "the completed issend's status");
+                    // ssend returns only once its receive is posted; then rank 0 says so (tag 44).
+                    s.call("ssend", [&] { t.ssend(peer, 43, detail::pattern(5000, 43)); });
+                    s.send(t, peer, 44, const_bytes{});
+                } else {
+                    s.probe(t, peer, 41);  // a probe is not a match: the issend stays incomplete
+                    s.recv(t, peer, 42, in);
+                    s.expect_status(s.recv(t, any_source, 41, in), peer, 41, 64, "issend message, received with any_source");
+                    s.expect_pattern(in, 64, 41, "issend message");
+                    // Rank 0 is in ssend now, or soon: its word that ssend returned must not come
+                    // before this rank posts the receive (a returned ssend's word takes
+                    // microseconds; 100 ms of silence on a busy machine can only miss one).
+                    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+                    for (int n = 0; n < 50 || std::chrono::steady_clock::now() < until; ++n)
+                        s.expect(!s.iprobe(t, peer, 44).has_value(), "ssend returned before its receive was posted");
+                    s.expect_status(s.recv(t, any_source, 43, in), peer, 43, 5000, "ssend message, received with any_source");
+                    s.recv(t, peer, 44, mutable_bytes{});
+                }
+            }
+            if constexpr (ready_send_transport<T>) {
+                // rsend and irsend into a receive posted naming the sender, or any_source.
+                for (int form = 0; form < 4; ++form)
+                    for (std::size_t n : {std::size_t{16}, std::size_t{1} << 20}) {
+                        const bool wild = form % 2 == 1, nonblocking = form >= 2;
+                        const std::string what = std::string(nonblocking ? "irsend" : "rsend") + " message into " +
+                                                 (wild ? "an any_source receive" : "a receive naming its sender");
+                        if (t.rank() == 1) {
+                            auto r = s.call("irecv", [&] { return t.irecv(wild ? any_source : peer, 51, in); });
+                            s.send(t, peer, 52, detail::pattern(1, 52));  // "posted"
+                            s.expect_status(s.wait_recv(t, r, peer, 51), peer, 51, n, what);
+                            s.expect_pattern(in, n, 51, what);
+                        } else {
+                            s.recv(t, peer, 52, in);
+                            const auto out = detail::pattern(n, 51);
+                            if (nonblocking) {
+                                auto r = s.call("irsend", [&] { return t.irsend(peer, 51, out); });
+                                s.expect_status(s.wait_send(t, r, peer, 51), peer, 51, n, "the completed irsend's status");
+                            } else {
+                                s.call("rsend", [&] { t.rsend(peer, 51, out); });
+                            }
+                        }
+                    }
+                // Two receives posted for one tag take two ready messages in the order posted.
+                if (t.rank() == 1) {
+                    std::vector<std::vector<std::byte>> two{std::vector<std::byte>(64), std::vector<std::byte>(32)};
+                    auto r0 = s.call("irecv", [&] { return t.irecv(peer, 53, two[0]); });
+                    auto r1 = s.call("irecv", [&] { return t.irecv(any_source, 53, two[1]); });
+                    s.send(t, peer, 52, detail::pattern(1, 52));
+                    s.wait_recv(t, r0, peer, 53);
+                    s.wait_recv(t, r1, any_source, 53);
+                    s.expect(detail::number_of(two[0]) == 0 && detail::number_of(two[1]) == 1, "two receives posted for tag 53 took ready messages ",
+                             detail::number_of(two[0]), " and ", detail::number_of(two[1]), ", expected 0 and 1 (the order posted)");
+                } else {
+                    s.recv(t, peer, 52, in);
+                    for (std::uint32_t k = 0; k < 2; ++k) {
+                        const auto out = detail::numbered(16, k, 53);
+                        s.call("rsend", [&] { t.rsend(peer, 53, out); });
+                    }
+                }
+            }
+            if constexpr (buffered_send_transport<T>) {
+                s.call("bsend", [&] { t.bsend(peer, 61, detail::pattern(1 << 20, 61 + static_cast<std::uint32_t>(t.rank()))); });
+                s.expect_status(s.recv(t, peer, 61, in), peer, 61, std::size_t{1} << 20, "bsend exchange");
+                s.expect_pattern(in, 1 << 20, 61 + static_cast<std::uint32_t>(peer), "bsend exchange");
+            }
+            if constexpr (sendrecv_transport<T>) {
+                // Each rank sends its own tag and size, so that the status (the receive's) cannot
+                // be mistaken for the send's.
+                // A message of another tag sent first must be left for its own receive.
+                for (std::size_t n : {std::size_t{8}, std::size_t{1} << 20}) {
+                    const auto mine = static_cast<std::size_t>(t.rank()), theirs = static_cast<std::size_t>(peer);
+                    auto out = detail::pattern(n + mine, 70 + static_cast<std::uint32_t>(t.rank()));
+                    const auto decoy = detail::pattern(3, 75);
+                    auto d = s.call("isend", [&] { return t.isend(peer, 75, const_bytes(decoy)); });
+                    const status st = s.call("sendrecv", [&] {
+                        return t.sendrecv(peer, 72 + t.rank(), out, peer, 72 + peer, std::span(in.data(), n + 1));
+                    });
+                    s.expect_status(st, peer, 72 + peer, n + theirs, "sendrecv (the status of its receive), a message of tag 75 sent before");
+                    s.expect_pattern(in, n + theirs, 70 + static_cast<std::uint32_t>(peer), "sendrecv");
+                    std::vector<std::byte> other(3);
+                    s.expect_status(s.recv(t, peer, 75, other), peer, 75, 3, "the message of tag 75 sent before a sendrecv");
+                    s.wait_send(t, d, peer, 75);
+                    // any_source: the status names the sender. A longer message than the receive's
+                    // buffer raises truncation_error.
+                    const status wild = s.call("sendrecv", [&] { return t.sendrecv(peer, 77, out, any_source, 77, std::span(in.data(), n + 1)); });
+                    s.expect_status(wild, peer, 77, n + theirs, "sendrecv from any_source (the status of its receive)");
+                    s.expect_throw<truncation_error>(
+                        [&] { s.call("sendrecv", [&] { (void)t.sendrecv(peer, 78, out, peer, 78, std::span(in.data(), n / 2)); }); },
+                        {std::to_string(n + theirs)}, "sendrecv receiving a message longer than its buffer");
+                    // With oneself as destination and source.
+                    const auto self_out = detail::pattern(n, 76);
+                    const status self_st = s.call("sendrecv", [&] { return t.sendrecv(t.rank(), 76, self_out, t.rank(), 76, std::span(in.data(), n)); });
+                    s.expect_status(self_st, t.rank(), 76, n, "sendrecv with this rank itself");
+                    s.expect_pattern(in, n, 76, "sendrecv with this rank itself");
+                }
+            }
+            if constexpr (progress_transport<T>) {
+                // progress() advances operations; it takes nothing: a message that arrived for no
+                // receive yet is still there for one.
+                const auto out = detail::pattern(100, 85);
+                auto r = s.call("isend", [&] { return t.isend(peer, 85, const_bytes(out)); });
+                s.probe(t, peer, 85);
+                for (int n = 0; n < 20; ++n) s.call("progress", [&] { t.progress(); });
+                s.expect_status(s.recv(t, peer, 85, in), peer, 85, 100, "a message that arrived before progress() was called");
+                s.wait_send(t, r, peer, 85);
+            }
+        }
+        if constexpr (nonblocking_collective_transport<T>) {
+            const double p = t.size();
+            std::vector<double> v{1.0 + t.rank(), 2.0};
+            auto r1 = s.call("iallreduce_sum", [&] { return t.iallreduce_sum(v); });
+            s.call("ops::wait", [&] { ops::wait(t, r1); });
+            s.expect(v[0] == p * (p + 1) / 2 && v[1] == 2 * p, "iallreduce_sum gave ", v[0], ", ", v[1]);
+            for (int root = 0; root < t.size(); ++root)
+                for (std::size_t n : {std::size_t{1}, std::size_t{3001}}) {
+                    const auto seed = static_cast<std::uint32_t>(80 + root);
+                    auto data = t.rank() == root ? detail::pattern(n, seed) : std::vector<std::byte>(n);
+                    auto r2 = s.call("ibroadcast", [&] { return t.ibroadcast(root, data); });
+                    s.call("ops::wait", [&] { ops::wait(t, r2); });
+                    s.expect_pattern(data, n, seed, comet::detail::concat("ibroadcast of ", n, " bytes from root ", root));
+                }
+            std::vector<double> many(1001);
+            for (std::size_t i = 0; i < many.size(); ++i) many[i] = static_cast<double>(t.rank() + 1) * static_cast<double>(i);
+            auto r6 = s.call("iallreduce_sum", [&] { return t.iallreduce_sum(many); });
+            s.call("ops::wait", [&] { ops::wait(t, r6); });
+            for (std::size_t i = 0; i < many.size(); ++i)
+                s.expect(many[i] == p * (p + 1) / 2 * static_cast<double>(i), "iallreduce_sum of 1001 elements: element ", i, " is ", many[i]);
+            auto r3 = s.call("ibarrier", [&] { return t.ibarrier(); });
+            s.call("ops::wait", [&] { ops::wait(t, r3); });
+            if (t.size() >= 2) {
+                // The last rank enters 100 ms late: its peers' ibarriers wait for it (at
+                // least 10 ms on one of them), and a test of one still pending returns at once.
+                const int late = t.size() - 1;
+                if (t.rank() == late) s.call("ops::compute", [&] { ops::compute(t, work::busy(0.1)); });
+                std::vector<double> waited(static_cast<std::size_t>(t.size()), 0.0);
+                const double t0 = t.now();
+                auto r4 = s.call("ibarrier", [&] { return t.ibarrier(); });
+                if (t.rank() != late) {
+                    const auto h0 = std::chrono::steady_clock::now();
+                    const bool done_at_once = s.call("test", [&] { return t.test(r4); }).has_value();
+                    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - h0).count();
+                    s.expect(took < 0.03, "test() of a pending ibarrier took ", testing::detail::exact(took), " s: test never blocks");
+                    s.expect(!done_at_once, "ibarrier completed on rank ", t.rank(), " while rank ", late, " had not entered it");
+                }
+                s.call("ops::wait", [&] { ops::wait(t, r4); });
+                if (t.rank() != late) waited[static_cast<std::size_t>(t.rank())] = t.now() - t0;
+                s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, waited); });
+                s.expect(*std::max_element(waited.begin(), waited.end()) >= 0.01, "ibarrier: rank ", late,
+                         " entered 100 ms late, yet no other rank's request waited for it");
+                // The root enters ibroadcast and computes 50 ms before it waits: the others' requests
+                // complete with the data in their buffers, whatever the root does meanwhile.
+                // Once with every rank entering together, once with the others entering only after
+                // the root said it had (a message after its ibroadcast).
+                for (int after_root = 0; after_root < 2; ++after_root) {
+                    const std::size_t n = std::size_t{1} << 20;
+                    const auto seed = static_cast<std::uint32_t>(81 + after_root);
+                    auto big = t.rank() == 0 ? detail::pattern(n, seed) : std::vector<std::byte>(n);
+                    if (after_root && t.rank() != 0) s.recv(t, 0, 82, mutable_bytes{});
+                    auto r5 = s.call("ibroadcast", [&] { return t.ibroadcast(0, big); });
+                    if (t.rank() == 0) {
+                        std::vector<typename std::remove_cvref_t<decltype(t)>::request> said;
+                        if (after_root)
+                            for (int r = 1; r < t.size(); ++r) said.push_back(s.call("isend", [&] { return t.isend(r, 82, const_bytes{}); }));
+                        s.call("ops::compute", [&] { ops::compute(t, work::busy(0.05)); });
+                        for (std::size_t k = 0; k < said.size(); ++k) s.wait_send(t, said[k], static_cast<int>(k) + 1, 82);
+                    }
+                    s.call("ops::wait", [&] { ops::wait(t, r5); });
+                    s.expect_pattern(big, n, seed,
+                                     after_root ? "ibroadcast of 1 MiB entered after the root, which computed before it waited"
+                                                : "ibroadcast of 1 MiB from a root that computed before it waited");
+                }
+            }
+        }
+    });
+}
+
+/// abort(message) ends the run with comet::aborted naming the rank and the message. The other
+/// ranks wait for a message never sent: stopped by the runner, or failing at their deadline.
+template <class Runner>
+void abort_stops_everyone(const Runner& run, const limits& l) {
+    if constexpr (testing::detail::catches_failures<Runner>()) {
+        try {
+            run(testing::detail::group_size(run, 3), [&](auto& t) {
+                session s("abort_stops_everyone", t.rank(), l);
+                if (t.rank() == 1) s.call("ops::abort", [&] { ops::abort(t, "conformance abort"); });
+                std::vector<std::byte> b(8);
+                s.recv(t, any_source, 77, b);  // never sent: only the abort ends this
+                s.fail("a receive of a message nobody sent completed");
+            });
+        } catch (const aborted& e) {
+            const std::string what = e.what();
+            if (what.find("rank 1") == std::string::npos || what.find("conformance abort") == std::string::npos)
+                throw conformance_failure("abort_stops_everyone: the error \"" + what + "\" should name rank 1 and the message");
+            return;
+        }
+        throw conformance_failure("abort_stops_everyone: the run ended without raising comet::aborted");
+    }
+}
+
+/// An exception on one rank ends the run with that exception, even while others wait.
+template <class Runner>
+void exception_stops_everyone(const Runner& run, const limits& l) {
+    if constexpr (testing::detail::catches_failures<Runner>()) {
+        try {
+            run(testing::detail::group_size(run, 3), [&](auto& t) {
+                session s("exception_stops_everyone", t.rank(), l);
+                if (t.rank() == 0) throw std::out_of_range("conformance exception");
+                std::vector<std::byte> b(8);
+                s.recv(t, 0, 78, b);  // never sent: only the runner's stop ends this
+                s.fail("a receive of a message nobody sent completed");
+            });
+        } catch (const std::out_of_range& e) {
+            if (std::string(e.what()) != "conformance exception")
+                throw conformance_failure(std::string("exception_stops_everyone: rethrew \"") + e.what() + "\"");
+            return;
+        }
+        throw conformance_failure("exception_stops_everyone: the run did not rethrow the rank's exception");
+    }
+}
+
+/// Every rank receiving from the other, with nothing sent, is reported by a runner that
+/// detects deadlock, not hung (the one check that relies on the runner to see a hang).
+template <class Runner>
+void deadlock_is_reported(const Runner& run, const limits& l) {
+    if constexpr (testing::detail::detects_deadlock<Runner>()) {
+        try {
+            run(testing::detail::group_size(run, 2), [&](auto& t) {
+                session s("deadlock_is_reported", t.rank(), l);
+                std::vector<std::byte> b(8);
+                s.call("ops::recv", [&] { ops::recv(t, (t.rank() + 1) % t.size(), 3, b); });
+            });
+        } catch (const deadlock_error& e) {
+            if (std::string(e.what()).find("rank 0") == std::string::npos)
+                throw conformance_failure(std::string("deadlock_is_reported: the report does not name rank 0: ") + e.what());
+            return;
+        }
+        throw conformance_failure("deadlock_is_reported: the run ended without raising comet::deadlock_error");
+    }
+}
+
+}  // namespace comet::testing::checks

@@ -1,0 +1,497 @@
+// Deliberately broken transports for testing the conformance suite itself: one small, correct
+// in-process transport (`mutants::transport`), and a defect per rule of core/concepts.hpp that
+// can be switched on in it. test_conformance.cpp runs the suite on each and asserts that the
+// check meant for that rule catches it, and in bounded time.
+//
+// The base transport: one lock per group; a message of at most 256 bytes is copied at isend
+// and its send completes at once; a larger one stays in the sender's buffer and its send
+// completes when the receiver has copied it, which happens in the receiver's next test or
+// iprobe (a receiver-driven protocol: progress needs the receiver to call, as the concept
+// allows). The runner starts a thread per rank, joins them all and rethrows the first
+// exception: it neither stops the other ranks nor detects deadlock, so only the suite's own
+// deadlines and watchdog bound a run.
+#pragma once
+
+#include <comet/core/checks.hpp>
+#include <comet/core/concepts.hpp>
+#include <comet/core/errors.hpp>
+#include <comet/core/types.hpp>
+#include <comet/algorithms/collectives.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <time.h>
+
+namespace mutants {
+
+/// One broken rule each (`none`: the correct base).
+enum class defect {
+    none,
+    lose_message,           ///< messages from rank 0 to rank 1 with tag 4 are never delivered
+    duplicate_message,      ///< the 3rd small message from rank 0 to rank 1 of a run is delivered twice
+    any_tag_lowest,         ///< any_tag takes the queued message with the lowest tag, not the earliest
+    any_source_latest,      ///< any_source takes the latest queued matching message, not a sender's earliest
+    named_before_wildcard,  ///< an arriving message tries named receives before wildcard ones
+    eager_overtakes,        ///< a small message is queued ahead of large ones from its sender
+    tag_alias,              ///< tags are compared modulo 4096
+    negative_tag_accepted,  ///< isend takes any tag
+    send_status_empty,      ///< a completed send reports an empty status
+    probe_size_eager,       ///< iprobe reports at most 256 bytes for a large message
+    blocking_test,          ///< test waits until the operation completes
+    silent_truncation,      ///< a message longer than the buffer is cut short, no error
+    no_progress_on_probe,   ///< iprobe does not progress the receiver's pending copies
+    bsend_bounded,          ///< bsend waits while 16 of its messages are unreceived at the destination
+    test_default_pending,   ///< test on a default-constructed request reports "not done"
+    bad_source_accepted,    ///< irecv takes a source outside the group
+    clock_steps_back,       ///< now() steps back a microsecond every 100 calls
+    lifo_matching,          ///< a named receive takes the latest matching message
+    overwrite_past_message, ///< a receive zeroes its buffer past the message
+    probe_takes_message,    ///< iprobe removes the message it reports
+    status_repeats,         ///< test on a completed request reports its status again
+    lose_late_message,      ///< the 300th message from rank 1 to rank 0 of a run is never delivered
+    tag_zero_is_wildcard,   ///< a receive naming tag 0 takes any tag
+    any_tag_skips_reserved, ///< any_tag does not take comet's reserved tags (first_reserved_tag and up)
+    self_lifo,              ///< a named receive of messages to oneself takes the latest
+    iprobe_misses_self,     ///< iprobe does not see messages a rank sent itself
+    iprobe_sees_matched,    ///< iprobe reports a message a posted receive has taken, until it is tested
+    posted_truncation_silent, ///< a message longer than a receive posted before it is cut short, no error
+    now_cpu_time,           ///< now() is the thread's CPU time
+    isend_to_any_source,    ///< isend takes any_source as a destination (and sends to rank 0)
+    bsend_borrows,          ///< bsend of a large message, with 8 of its messages unreceived there, keeps the caller's buffer
+    // The full model's native operations (mutants::full_transport)
+    recv_ignores_source,    ///< native recv takes the earliest message of its tag from anyone
+    send_returns_early,     ///< native send of a large message returns before the message was taken
+    wait_all_skips_last,    ///< native wait_all leaves the last request incomplete
+    barrier_third_free,     ///< the third native barrier of a run returns at once on every rank
+    allreduce_max_from_zero,///< native allreduce_max starts from 0, not from the values
+    reduce_sum_writes_all,  ///< native reduce_sum leaves the sum on every rank
+    reduce_max_root_zero,   ///< native reduce_max reduces to rank 0 whatever the root
+    alltoall_skips_own,     ///< native alltoall leaves this rank's own block out
+    sendrecv_any_tag,       ///< native sendrecv receives with any_tag
+    irsend_any_source_lost, ///< a ready send into a posted any_source receive is lost
+    clock_global_offset,    ///< clock_is_global() says yes, but rank r's clock is r ms ahead
+};
+
+inline constexpr std::size_t eager_limit = 256;
+
+/// What a request refers to; shared by the request and the group's queues.
+struct operation {
+    bool done = false;
+    comet::status result;
+    std::size_t overflow = 0;  ///< the size of a message that did not fit, else 0
+    int rank = 0, peer = 0, tag = 0;
+    std::size_t capacity = 0;
+};
+
+/// One group's shared state.
+struct world {
+    struct message {
+        int source, tag;
+        bool ready = false;                ///< sent by a ready send
+        std::vector<std::byte> copy;       ///< a small message's bytes
+        comet::const_bytes large;          ///< a large message's bytes, in the sender's buffer
+        std::shared_ptr<operation> sender;  ///< a large message's send
+        std::size_t size() const { return sender ? large.size() : copy.size(); }
+    };
+    struct receive {
+        int source, tag;
+        comet::mutable_bytes buffer;
+        std::shared_ptr<operation> op;
+        bool posted_first = false;  ///< posted before its message arrived
+    };
+    struct match {
+        message m;
+        receive r;
+    };
+    struct box {
+        std::list<message> unexpected;
+        std::list<receive> posted;
+        std::vector<match> to_copy;  ///< large messages matched, copied at the receiver's next call
+        std::vector<std::pair<std::shared_ptr<operation>, comet::status>> shown;  ///< iprobe_sees_matched
+        int small_from_0 = 0, from_1 = 0;
+    };
+
+    world(int n, defect d) : ranks(n), broken(d), boxes(static_cast<std::size_t>(n)) {}
+    int ranks;
+    defect broken;
+    std::mutex m;
+    std::vector<box> boxes;
+    std::vector<std::size_t> unreceived_from = std::vector<std::size_t>(static_cast<std::size_t>(ranks * ranks), 0);
+};
+
+template <bool Bsend>
+class transport {
+public:
+    class request {
+    public:
+        request() = default;
+        explicit request(std::shared_ptr<operation> op) : op_(std::move(op)) {}
+        std::shared_ptr<operation> op_;
+    };
+
+    transport(world& w, int rank) : w_(w), rank_(rank) {}
+    int rank() const { return rank_; }
+    int size() const { return w_.ranks; }
+
+    request isend(int dest, int tag, comet::const_bytes data) {
+        if (is(defect::isend_to_any_source) && dest == comet::any_source) dest = 0;
+        if (is(defect::negative_tag_accepted))
+            comet::detail::check_peer(rank_, size(), dest, "isend");
+        else
+            comet::detail::check_send(rank_, size(), dest, tag, data.size(), "isend");
+        std::lock_guard g(w_.m);
+        auto op = make(dest, tag, 0);
+        op->result = is(defect::send_status_empty) ? comet::status{} : comet::status{dest, tag, data.size()};
+        world::message msg{rank_, tag, false, {}, {}, nullptr};
+        msg.ready = ready_;
+        if (data.size() <= eager_limit)
+            msg.copy.assign(data.begin(), data.end()), op->done = true;
+        else
+            msg.large = data, msg.sender = op;
+        auto& to = box(dest);
+        if (rank_ == 0 && dest == 1) {
+            if (is(defect::lose_message) && tag == 4) {
+                op->done = true;
+                return request(op);
+            }
+            if (is(defect::duplicate_message) && !msg.sender && ++to.small_from_0 == 3) arrive(dest, msg);
+        }
+        if (rank_ == 1 && dest == 0 && is(defect::lose_late_message) && ++to.from_1 == 300) {
+            op->done = true;
+            return request(op);
+        }
+        arrive(dest, std::move(msg));
+        return request(op);
+    }
+
+    request irecv(int source, int tag, comet::mutable_bytes buffer) {
+        // bad_source_accepted: only the tag is checked, and a receive from no rank waits forever.
+        comet::detail::check_recv(rank_, size(), is(defect::bad_source_accepted) ? comet::any_source : source, tag, "irecv");
+        std::lock_guard g(w_.m);
+        auto op = make(source, tag, buffer.size());
+        auto& mine = box(rank_);
+        if (auto it = find(mine.unexpected, source, tag); it != mine.unexpected.end()) {
+            world::message msg = std::move(*it);
+            mine.unexpected.erase(it);
+            deliver(std::move(msg), {source, tag, buffer, op});
+        } else {
+            mine.posted.push_back({source, tag, buffer, op});
+        }
+        return request(op);
+    }
+
+    std::optional<comet::status> test(request& r) {
+        if (!r.op_) {
+            if (is(defect::test_default_pending)) return std::nullopt;
+            return comet::status{};
+        }
+        for (;;) {
+            {
+                std::lock_guard g(w_.m);
+                progress();
+                if (r.op_->done) break;
+            }
+            if (!is(defect::blocking_test)) return std::nullopt;
+            std::this_thread::yield();
+        }
+        if (is(defect::iprobe_sees_matched)) {
+            std::lock_guard g(w_.m);
+            std::erase_if(box(rank_).shown, [&](const auto& x) { return x.first == r.op_; });
+        }
+        const auto op = is(defect::status_repeats) ? r.op_ : std::exchange(r.op_, nullptr);
+        if (op->overflow)
+            comet::raise<comet::truncation_error>(rank_, "recv from ", op->peer, " (tag ", op->tag, "): the ", op->overflow,
+                                                  "-byte message does not fit the ", op->capacity, "-byte buffer");
+        return op->result;
+    }
+
+    std::optional<comet::status> iprobe(int source, int tag) {
+        comet::detail::check_recv(rank_, size(), source, tag, "iprobe");
+        std::lock_guard g(w_.m);
+        if (!is(defect::no_progress_on_probe)) progress();
+        auto& mine = box(rank_);
+        if (is(defect::iprobe_sees_matched))
+            for (const auto& [op, st] : mine.shown)
+                if (matches(source, tag, world::message{st.source, st.tag, false, {}, {}, nullptr})) return st;
+        auto it = find(mine.unexpected, source, tag);
+        if (is(defect::iprobe_misses_self))
+            while (it != mine.unexpected.end() && it->source == rank_) it = std::find_if(std::next(it), mine.unexpected.end(), [&](const world::message& m) { return matches(source, tag, m); });
+        if (it == mine.unexpected.end()) return std::nullopt;
+        const std::size_t n = it->size();
+        const comet::status st{it->source, it->tag, is(defect::probe_size_eager) ? std::min(n, eager_limit) : n};
+        if (is(defect::probe_takes_message)) mine.unexpected.erase(it);
+        return st;
+    }
+
+    double now() {
+        if (is(defect::now_cpu_time)) {
+            timespec ts{};
+            ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+            return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+        }
+        const double x = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+        if (is(defect::clock_global_offset)) return x + 1e-3 * rank_;
+        return is(defect::clock_steps_back) && ++clock_calls_ % 100 == 0 ? x - 1e-6 : x;
+    }
+
+    /// The buffered send (only where `Bsend`): every message copied, the call never waits —
+    /// except with `bsend_bounded`, past 16 unreceived messages to one destination.
+    void bsend(int dest, int tag, comet::const_bytes data)
+        requires Bsend
+    {
+        comet::detail::check_send(rank_, size(), dest, tag, data.size(), "bsend");
+        while (is(defect::bsend_bounded)) {
+            {
+                std::lock_guard g(w_.m);
+                if (w_.unreceived_from[static_cast<std::size_t>(dest * size() + rank_)] < 16) break;
+            }
+            std::this_thread::yield();
+        }
+        std::lock_guard g(w_.m);
+        world::message msg{rank_, tag, false, std::vector<std::byte>(data.begin(), data.end()), {}, nullptr};
+        if (is(defect::bsend_borrows) && data.size() > eager_limit &&
+            w_.unreceived_from[static_cast<std::size_t>(dest * size() + rank_)] >= 8) {
+            msg.copy.clear();
+            msg.large = data;
+            msg.sender = make(dest, tag, 0);
+        }
+        arrive(dest, std::move(msg));
+    }
+
+protected:
+    bool ready_ = false;  ///< the send being started is a ready send (full_transport)
+
+    bool is(defect d) const { return w_.broken == d; }
+
+private:
+    world::box& box(int r) { return w_.boxes[static_cast<std::size_t>(r)]; }
+
+    std::shared_ptr<operation> make(int peer, int tag, std::size_t capacity) {
+        auto op = std::make_shared<operation>();
+        op->rank = rank_, op->peer = peer, op->tag = tag, op->capacity = capacity;
+        return op;
+    }
+
+    bool tags_match(int want, int got) const {
+        if (want == comet::any_tag) return !(is(defect::any_tag_skips_reserved) && got >= comet::first_reserved_tag);
+        if (want == 0 && is(defect::tag_zero_is_wildcard)) return true;
+        return is(defect::tag_alias) ? want % 4096 == got % 4096 : want == got;
+    }
+    bool matches(int source, int tag, const world::message& m) const {
+        return (source == comet::any_source || source == m.source) && tags_match(tag, m.tag);
+    }
+
+    /// The queued message a receive (or probe) for (source, tag) takes.
+    std::list<world::message>::iterator find(std::list<world::message>& q, int source, int tag) {
+        auto best = q.end();
+        for (auto it = q.begin(); it != q.end(); ++it) {
+            if (!matches(source, tag, *it)) continue;
+            if (best == q.end()) best = it;
+            if (is(defect::any_tag_lowest) && tag == comet::any_tag && it->tag < best->tag) best = it;
+            if (is(defect::any_source_latest) && source == comet::any_source) best = it;
+            if (is(defect::lifo_matching) && source != comet::any_source && tag != comet::any_tag) best = it;
+            if (is(defect::self_lifo) && source == rank_ && tag != comet::any_tag) best = it;
+        }
+        return best;
+    }
+
+    /// Message `m` reaches rank `dest`: into the first posted receive it matches, else queued.
+    void arrive(int dest, world::message m) {
+        auto& to = box(dest);
+        ++w_.unreceived_from[static_cast<std::size_t>(dest * size() + m.source)];
+        auto r = to.posted.end();
+        for (auto it = to.posted.begin(); it != to.posted.end(); ++it)
+            if ((it->source == comet::any_source || it->source == m.source) && tags_match(it->tag, m.tag)) {
+                if (is(defect::irsend_any_source_lost) && m.ready && it->source == comet::any_source) return;
+                const bool wild = it->source == comet::any_source || it->tag == comet::any_tag;
+                if (is(defect::named_before_wildcard) && wild) {
+                    if (r == to.posted.end()) r = it;  // remembered, but a named one later wins
+                    continue;
+                }
+                r = it;
+                break;
+            }
+        if (r != to.posted.end()) {
+            world::receive rcv = *r;
+            to.posted.erase(r);
+            if (is(defect::iprobe_sees_matched)) to.shown.emplace_back(rcv.op, comet::status{m.source, m.tag, m.size()});
+            deliver(std::move(m), std::move(rcv), dest, true);
+            return;
+        }
+        auto at = to.unexpected.end();
+        if (is(defect::eager_overtakes) && !m.sender)
+            at = std::find_if(to.unexpected.begin(), to.unexpected.end(), [&](const world::message& q) { return q.source == m.source && q.sender; });
+        to.unexpected.insert(at, std::move(m));
+    }
+
+    /// Message `m` taken by receive `r` of rank `at` (default: this rank): a small one is
+    /// copied now, a large one at that rank's next call.
+    void deliver(world::message m, world::receive r, int at = -1, bool posted = false) {
+        const int owner = at < 0 ? rank_ : at;
+        --w_.unreceived_from[static_cast<std::size_t>(owner * size() + m.source)];
+        r.posted_first = posted;
+        if (m.sender) {
+            box(owner).to_copy.push_back({std::move(m), std::move(r)});
+            return;
+        }
+        land(m.source, m.tag, m.copy, r);
+    }
+
+    void land(int source, int tag, comet::const_bytes data, world::receive& r) {
+        const std::size_t n = data.size();
+        operation& op = *r.op;
+        op.result = comet::status{source, tag, n};
+        if (n > r.buffer.size() && !is(defect::silent_truncation) && !(r.posted_first && is(defect::posted_truncation_silent))) {
+            op.overflow = n;
+        } else {
+            const std::size_t k = std::min(n, r.buffer.size());
+            if (k) std::memcpy(r.buffer.data(), data.data(), k);
+            if (is(defect::overwrite_past_message) && r.buffer.size() > k) std::memset(r.buffer.data() + k, 0, r.buffer.size() - k);
+            op.result.size = k;
+        }
+        op.done = true;
+    }
+
+    /// The large messages this rank's receives took: copied now, their sends complete.
+    void progress() {
+        auto& mine = box(rank_);
+        for (auto& x : mine.to_copy) {
+            land(x.m.source, x.m.tag, x.m.large, x.r);
+            x.m.sender->done = true;
+        }
+        mine.to_copy.clear();
+    }
+
+    world& w_;
+    int rank_;
+    unsigned clock_calls_ = 0;
+};
+
+/// The full model: the base with native operations (comet/ops/ calls them instead of its
+/// portable ones), each the portable algorithm over this transport's core or a few lines of
+/// its own, so that a defect in one of them is a defect of that operation alone.
+class full_transport : public transport<false> {
+public:
+    using transport<false>::transport;
+
+    void send(int dest, int tag, comet::const_bytes data) {
+        auto r = isend(dest, tag, data);
+        if (is(defect::send_returns_early) && data.size() > eager_limit) return;
+        wait(r);
+    }
+    comet::status recv(int source, int tag, comet::mutable_bytes buffer) {
+        comet::detail::check_recv(rank(), size(), source, tag, "recv");
+        auto r = irecv(is(defect::recv_ignores_source) ? comet::any_source : source, tag, buffer);
+        return wait(r);
+    }
+    comet::status wait(request& r) {
+        for (;;) {
+            if (auto st = test(r)) return *st;
+            std::this_thread::yield();
+        }
+    }
+    void wait_all(std::span<request> rs) {
+        const std::size_t n = is(defect::wait_all_skips_last) && !rs.empty() ? rs.size() - 1 : rs.size();
+        for (std::size_t i = 0; i < n; ++i) wait(rs[i]);
+    }
+    void rsend(int dest, int tag, comet::const_bytes data) {
+        auto r = irsend(dest, tag, data);
+        wait(r);
+    }
+    request irsend(int dest, int tag, comet::const_bytes data) {
+        ready_ = true;
+        auto r = isend(dest, tag, data);
+        ready_ = false;
+        return r;
+    }
+    comet::status sendrecv(int dest, int send_tag, comet::const_bytes out, int source, int recv_tag, comet::mutable_bytes in) {
+        auto r = irecv(source, is(defect::sendrecv_any_tag) ? comet::any_tag : recv_tag, in);
+        auto w = isend(dest, send_tag, out);
+        wait(w);
+        return wait(r);
+    }
+
+    void barrier() {
+        if (is(defect::barrier_third_free) && ++barriers_ == 3) return;
+        comet::algorithms::barrier(*this);
+    }
+    void broadcast(int root, comet::mutable_bytes data) { comet::algorithms::broadcast(*this, root, data); }
+    void allreduce_sum(std::span<double> v) { comet::algorithms::allreduce(*this, v, [](double a, double b) { return a + b; }); }
+    void allreduce_max(std::span<double> v) {
+        if (is(defect::allreduce_max_from_zero))
+            for (double& x : v) x = std::max(x, 0.0);
+        comet::algorithms::allreduce(*this, v, [](double a, double b) { return std::max(a, b); });
+    }
+    void allreduce_min(std::span<double> v) { comet::algorithms::allreduce(*this, v, [](double a, double b) { return std::min(a, b); }); }
+    void reduce_sum(int root, std::span<double> v) {
+        comet::detail::check_peer(rank(), size(), root, "reduce_sum");  // its arguments first, as the others
+        if (is(defect::reduce_sum_writes_all)) return allreduce_sum(v);
+        comet::algorithms::reduce(*this, root, v, [](double a, double b) { return a + b; });
+    }
+    void reduce_max(int root, std::span<double> v) {
+        comet::algorithms::reduce(*this, is(defect::reduce_max_root_zero) ? 0 : root, v, [](double a, double b) { return std::max(a, b); });
+    }
+    void reduce_min(int root, std::span<double> v) {
+        comet::algorithms::reduce(*this, root, v, [](double a, double b) { return std::min(a, b); });
+    }
+    void gather(int root, comet::const_bytes mine, comet::mutable_bytes all) { comet::algorithms::gather(*this, root, mine, all); }
+    void alltoall(comet::const_bytes out, comet::mutable_bytes in) {
+        const std::size_t block = in.size() / static_cast<std::size_t>(size());
+        const auto own = in.subspan(block * static_cast<std::size_t>(rank()), block);
+        const std::vector<std::byte> before(own.begin(), own.end());
+        comet::algorithms::alltoall(*this, out, in);
+        if (is(defect::alltoall_skips_own)) std::copy(before.begin(), before.end(), own.begin());
+    }
+    bool clock_is_global() const { return true; }
+
+private:
+    int barriers_ = 0;
+};
+
+/// Runs a group of `ranks` on fresh threads of a fresh world with defect `broken`; joins them
+/// all and rethrows the first exception any rank threw. No stopping, no deadlock detection.
+/// `Full`: the ranks are full_transport (native operations), else transport<Bsend>.
+template <bool Bsend = false, bool Full = false>
+struct runner {
+    static constexpr bool catches_failures = true;
+    static constexpr bool detects_deadlock = false;
+    defect broken = defect::none;
+    template <class F>
+    void operator()(int ranks, F&& body) const {
+        world w(ranks, broken);
+        std::mutex m;
+        std::exception_ptr first;
+        std::vector<std::thread> threads;
+        for (int r = 0; r < ranks; ++r)
+            threads.emplace_back([&, r] {
+                try {
+                    std::conditional_t<Full, full_transport, transport<Bsend>> t(w, r);
+                    body(t);
+                } catch (...) {
+                    std::lock_guard g(m);
+                    if (!first) first = std::current_exception();
+                }
+            });
+        for (auto& t : threads) t.join();
+        if (first) std::rethrow_exception(first);
+    }
+};
+
+static_assert(comet::transport<transport<false>> && !comet::buffered_send_transport<transport<false>>);
+static_assert(comet::buffered_send_transport<transport<true>>);
+static_assert(comet::ready_send_transport<full_transport> && comet::sendrecv_transport<full_transport>);
+
+}  // namespace mutants
