@@ -50,7 +50,7 @@ const mutant table[] = {
     {defect::no_progress_on_probe, "no_progress_on_probe", "progress", "waited 2 s for"},
     {defect::test_default_pending, "test_default_pending", "test_never_blocks", "default-constructed request"},
     {defect::bad_source_accepted, "bad_source_accepted", "bad_arguments", "irecv from rank size(): no error was raised"},
-    {defect::clock_steps_back, "clock_steps_back", "time_and_compute", "now() went back"},
+    {defect::clock_steps_back, "clock_steps_back", "exactly_once", "now() went back by"},
     {defect::lifo_matching, "lifo_matching", "non_overtaking", "iprobe of three messages this rank sent itself: status {source"},
     {defect::overwrite_past_message, "overwrite_past_message", "receive_buffer_sizes", "a 10-byte message wrote byte 10"},
     {defect::probe_takes_message, "probe_takes_message", "tag_range", "waited 2 s for a message from rank 0, tag"},

@@ -262,7 +262,15 @@ void exactly_once(const Runner& run, const limits& l) {
         const auto size_of = [](std::size_t i) { return 4 + (i * 37) % 2000; };
         std::vector<std::vector<std::byte>> m;
         for (std::size_t i = 0; i < count; ++i) m.push_back(detail::numbered(size_of(i), static_cast<std::uint32_t>(i), 90));
-        auto rs = detail::isend_all(t, s, peer, m, tag_of);
+        // now() never goes back, whatever the transport did in between (here, 300 isends).
+        std::vector<typename std::remove_cvref_t<decltype(t)>::request> rs;
+        double last = t.now();
+        for (std::size_t i = 0; i < count; ++i) {
+            rs.push_back(s.call("isend", [&] { return t.isend(peer, tag_of(i), const_bytes(m[i])); }));
+            const double x = t.now();
+            s.expect(x >= last, "now() went back by ", testing::detail::exact(last - x), " s across isend ", i + 1);
+            last = x;
+        }
         std::vector<std::byte> in(2004);
         for (std::size_t i = 0; i < count; ++i) {
             const status st = s.recv(t, peer, tag_of(i), in);
@@ -326,15 +334,20 @@ void time_and_compute(const Runner& run, const limits& l) {
             while (std::chrono::steady_clock::now() < until) {
             }
         };
-        const auto h0 = std::chrono::steady_clock::now();
-        const double b0 = now();
-        host_busy(0.05);
-        const double busy_host = now() - b0;
-        const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - h0).count();
+        // Three tries: a rank descheduled between reading the two clocks spoils one, not all.
+        double busy_host = 0, host = 0;
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            const auto h0 = std::chrono::steady_clock::now();
+            const double b0 = now();
+            host_busy(0.05);
+            busy_host = now() - b0;
+            host = std::chrono::duration<double>(std::chrono::steady_clock::now() - h0).count();
+            if (busy_host < 0.01 || (busy_host > 0.9 * host && busy_host < 1.1 * host)) break;
+        }
         const double s0 = now();
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         const double slept = now() - s0;
-        s.expect(busy_host < 0.01 || (busy_host > 0.8 * host && busy_host < 1.25 * host), "now() advanced ", testing::detail::exact(busy_host),
+        s.expect(busy_host < 0.01 || (busy_host > 0.9 * host && busy_host < 1.1 * host), "now() advanced ", testing::detail::exact(busy_host),
                  " s while the host's steady clock advanced ", testing::detail::exact(host), " s: a clock that follows the host must count seconds");
         s.expect(busy_host < 0.01 || slept >= 0.01, "now() advanced ", testing::detail::exact(busy_host),
                  " s while this rank computed for 50 ms but ", testing::detail::exact(slept),

@@ -150,7 +150,17 @@ void barrier_waits_for_everyone(const Runner& run, const limits& l) {
             s.call("ops::barrier", [&] { ops::barrier(t); });
             times[me + 1] = t.now();
             times[me + 2] = times[me + 1] - times[me];
-            s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, times); });
+            // Exchanged over the core, not a collective: a barrier that let a rank out early must
+            // not leave the check relying on the collectives built beside it.
+            {
+                std::vector<typename std::remove_cvref_t<decltype(t)>::request> out;
+                for (int r = 0; r < p; ++r)
+                    if (r != t.rank()) out.push_back(s.call("isend", [&] { return t.isend(r, 91, std::as_bytes(std::span(times).subspan(me, 3))); }));
+                for (int r = 0; r < p; ++r)
+                    if (r != t.rank()) s.recv(t, r, 91, std::as_writable_bytes(std::span(times).subspan(3 * static_cast<std::size_t>(r), 3)));
+                for (int r = 0, i = 0; r < p; ++r)
+                    if (r != t.rank()) s.wait_send(t, out[static_cast<std::size_t>(i++)], r, 91);
+            }
             double last_in = 0, first_out = 1e300;
             for (int r = 0; r < p; ++r) {
                 const std::size_t i = 3 * static_cast<std::size_t>(r);
@@ -311,6 +321,17 @@ void capabilities(const Runner& run, const limits& l) {
                 for (int n = 0; n < 20; ++n) s.call("progress", [&] { t.progress(); });
                 s.expect_status(s.recv(t, peer, 85, in), peer, 85, 100, "a message that arrived before progress() was called");
                 s.wait_send(t, r, peer, 85);
+            }
+        }
+        if constexpr (sendrecv_transport<T>) {
+            if (t.size() >= 3) {
+                // A ring: send to the next rank, receive from any_source (the previous one sends):
+                // the status names the sender, not this call's destination.
+                const int next = (t.rank() + 1) % t.size(), prev = (t.rank() + t.size() - 1) % t.size();
+                const auto out = detail::pattern(16, 79);
+                std::vector<std::byte> got(16);
+                const status st = s.call("sendrecv", [&] { return t.sendrecv(next, 79, out, any_source, 79, got); });
+                s.expect_status(st, prev, 79, 16, "sendrecv to the next rank from any_source (the status of its receive)");
             }
         }
         if constexpr (nonblocking_collective_transport<T>) {
