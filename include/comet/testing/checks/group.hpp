@@ -357,10 +357,10 @@ void capabilities(const Runner& run, const limits& l) {
             auto r3 = s.call("ibarrier", [&] { return t.ibarrier(); });
             s.call("ops::wait", [&] { ops::wait(t, r3); });
             if (t.size() >= 2) {
-                // The last rank enters 100 ms late: its peers' ibarriers wait for it (at
+                // The last rank enters 500 ms late: its peers' ibarriers wait for it (at
                 // least 10 ms on one of them), and a test of one still pending returns at once.
                 const int late = t.size() - 1;
-                if (t.rank() == late) s.call("ops::compute", [&] { ops::compute(t, work::busy(0.1)); });
+                if (t.rank() == late) s.call("ops::compute", [&] { ops::compute(t, work::busy(0.5)); });
                 std::vector<double> waited(static_cast<std::size_t>(t.size()), 0.0);
                 const double t0 = t.now();
                 auto r4 = s.call("ibarrier", [&] { return t.ibarrier(); });
@@ -368,14 +368,14 @@ void capabilities(const Runner& run, const limits& l) {
                     const auto h0 = std::chrono::steady_clock::now();
                     const bool done_at_once = s.call("test", [&] { return t.test(r4); }).has_value();
                     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - h0).count();
-                    s.expect(took < 0.03, "test() of a pending ibarrier took ", testing::detail::exact(took), " s: test never blocks");
+                    s.expect(took < 0.2, "test() of a pending ibarrier took ", testing::detail::exact(took), " s: test never blocks");
                     s.expect(!done_at_once, "ibarrier completed on rank ", t.rank(), " while rank ", late, " had not entered it");
                 }
                 s.call("ops::wait", [&] { ops::wait(t, r4); });
                 if (t.rank() != late) waited[static_cast<std::size_t>(t.rank())] = t.now() - t0;
                 s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, waited); });
                 s.expect(*std::max_element(waited.begin(), waited.end()) >= 0.01, "ibarrier: rank ", late,
-                         " entered 100 ms late, yet no other rank's request waited for it");
+                         " entered 500 ms late, yet no other rank's request waited for it");
                 // The root enters ibroadcast and computes 50 ms before it waits: the others' requests
                 // complete with the data in their buffers, whatever the root does meanwhile.
                 // Once with every rank entering together, once with the others entering only after
