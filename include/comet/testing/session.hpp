@@ -237,6 +237,16 @@ public:
         }
     }
 
+    /// Calls `f()` for a while: at least 50 times and for `span` of host time, but never more
+    /// than 100,000 times. Checks that must see something stay absent poll this way; the cap
+    /// is for simulated machines, where polling moves no clock and a million polls in a row
+    /// that can find nothing are a deadlock (a few tens of host milliseconds of them).
+    template <class F>
+    void for_a_while(std::chrono::milliseconds span, F&& f) const {
+        const auto until = detail::clock::now() + span;
+        for (int n = 0; n < 100'000 && (n < 50 || detail::clock::now() < until); ++n) f();
+    }
+
     /// Completes a receive from (`source`, `tag`) by polling `test`.
     template <class T>
     status wait_recv(T& t, typename T::request& r, int source, int tag, double seconds = 0) {

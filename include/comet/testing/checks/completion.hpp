@@ -100,13 +100,13 @@ void buffers_after_completion(const Runner& run, const limits& l) {
                 rs.push_back(s.call("isend", [&] { return t.isend(dest, tag, const_bytes(out.back())); }));
                 done.push_back(false);
             }
-        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
-        for (int n = 0; n < 100 || std::chrono::steady_clock::now() < until; ++n)
+        s.for_a_while(std::chrono::milliseconds(20), [&] {
             for (std::size_t k = 0; k < rs.size(); ++k)
                 if (!done[k] && s.call("test", [&] { return t.test(rs[k]); }).has_value()) {
                     done[k] = true;
                     std::fill(out[k].begin(), out[k].end(), std::byte{0xA5});
                 }
+        });
         // "Post your receives", both ways (nonblocking: a send may wait for its receive).
         auto go = s.call("isend", [&] { return t.isend(peer, 59, const_bytes{}); });
         s.recv(t, peer, 59, mutable_bytes{});

@@ -211,10 +211,10 @@ void capabilities(const Runner& run, const limits& l) {
                 if (t.rank() == 0) {
                     const auto out = detail::pattern(64, 41);  // must outlive the request
                     auto r = s.call("issend", [&] { return t.issend(peer, 41, out); });
-                    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
-                    for (int n = 0; n < 50 || std::chrono::steady_clock::now() < until; ++n)
+                    s.for_a_while(std::chrono::milliseconds(50), [&] {
                         s.expect(!s.call("test", [&] { return t.test(r); }).has_value(),
                                  "issend completed before the receive was posted (its message only probed)");
+                    });
                     s.send(t, peer, 42, detail::pattern(1, 42));
                     s.expect_status(s.wait_send(t, r, peer, 41), peer, 41, 64, "the completed issend's status");
                     // ssend returns only once its receive is posted; then rank 0 says so (tag 44).
@@ -228,9 +228,9 @@ void capabilities(const Runner& run, const limits& l) {
                     // Rank 0 is in ssend now, or soon: its word that ssend returned must not come
                     // before this rank posts the receive (a returned ssend's word takes
                     // microseconds; 100 ms of silence on a busy machine can only miss one).
-                    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-                    for (int n = 0; n < 50 || std::chrono::steady_clock::now() < until; ++n)
+                    s.for_a_while(std::chrono::milliseconds(100), [&] {
                         s.expect(!s.iprobe(t, peer, 44).has_value(), "ssend returned before its receive was posted");
+                    });
                     s.expect_status(s.recv(t, any_source, 43, in), peer, 43, 5000, "ssend message, received with any_source");
                     s.recv(t, peer, 44, mutable_bytes{});
                 }
