@@ -71,6 +71,7 @@ enum class defect {
     now_cpu_time,           ///< now() is the thread's CPU time
     isend_to_any_source,    ///< isend takes any_source as a destination (and sends to rank 0)
     bsend_borrows,          ///< bsend of a large message, with 8 of its messages unreceived there, keeps the caller's buffer
+    search_window,          ///< a receive or probe looks at the first 20 queued messages only
     // The full model's native operations (mutants::full_transport)
     recv_ignores_source,    ///< native recv takes the earliest message of its tag from anyone
     send_returns_early,     ///< native send of a large message returns before the message was taken
@@ -297,7 +298,9 @@ private:
     /// The queued message a receive (or probe) for (source, tag) takes.
     std::list<world::message>::iterator find(std::list<world::message>& q, int source, int tag) {
         auto best = q.end();
+        int seen = 0;
         for (auto it = q.begin(); it != q.end(); ++it) {
+            if (is(defect::search_window) && ++seen > 20) break;
             if (!matches(source, tag, *it)) continue;
             if (best == q.end()) best = it;
             if (is(defect::any_tag_lowest) && tag == comet::any_tag && it->tag < best->tag) best = it;
@@ -354,7 +357,7 @@ private:
         const std::size_t n = data.size();
         operation& op = *r.op;
         op.result = comet::status{source, tag, n};
-        if (n > r.buffer.size() && !is(defect::silent_truncation) && !(r.posted_first && is(defect::posted_truncation_silent))) {
+        if (n > r.buffer.size() && !is(defect::silent_truncation) && !(r.posted_first && is(defect::posted_truncation_silent)) ) {
             op.overflow = n;
         } else {
             const std::size_t k = std::min(n, r.buffer.size());

@@ -64,6 +64,7 @@ const mutant table[] = {
     {defect::posted_truncation_silent, "posted_truncation_silent", "receive_buffer_sizes", "a message longer than the buffer of a posted receive: no error was raised"},
     {defect::now_cpu_time, "now_cpu_time", "time_and_compute", "now() advanced"},
     {defect::isend_to_any_source, "isend_to_any_source", "bad_arguments", "isend to any_source (a receive's wildcard, not a rank): no error was raised"},
+    {defect::search_window, "search_window", "random_traffic", "waited 2 s for"},
     {defect::bsend_borrows, "bsend_borrows", "bsend_promise", "a message both ranks bsent before receiving: byte 0 of 5000 differs", true},
     {defect::recv_ignores_source, "recv_ignores_source", "blocking_round_trip", "with a message of the same tag from this rank queued before: status {source", false, true},
     {defect::send_returns_early, "send_returns_early", "blocking_round_trip", "bytes differ from what was sent", false, true},

@@ -24,7 +24,8 @@
 //
 // The checks live by subject: checks/matching.hpp (identity, send status, tags, ordering),
 // checks/wildcards.hpp, checks/completion.hpp (buffer sizes, test, probe, progress, delivery,
-// arguments, time), checks/operations.hpp (blocking operations, wait, bsend) and
+// arguments, time), checks/traffic.hpp (the rules together, on seeded random traffic),
+// checks/operations.hpp (blocking operations, wait, bsend) and
 // checks/group.hpp (collectives, capabilities, abort, exceptions, deadlock).
 #pragma once
 
@@ -32,6 +33,7 @@
 #include <comet/testing/checks/group.hpp>
 #include <comet/testing/checks/matching.hpp>
 #include <comet/testing/checks/operations.hpp>
+#include <comet/testing/checks/traffic.hpp>
 #include <comet/testing/checks/wildcards.hpp>
 #include <comet/testing/session.hpp>
 
@@ -67,6 +69,7 @@ struct conformance {
     void exactly_once() const { checks::exactly_once(run, limits); }
     void bad_arguments() const { checks::bad_arguments(run, limits); }
     void time_and_compute() const { checks::time_and_compute(run, limits); }
+    void random_traffic() const { checks::random_traffic(run, limits); }
     // Operations and capabilities, each call watched.
     void blocking_round_trip() const { checks::blocking_round_trip(run, limits); }
     void nonblocking() const { checks::nonblocking(run, limits); }
@@ -87,7 +90,7 @@ struct conformance {
         identity(), send_status(), test_never_blocks(), tag_matching(), tag_range(), non_overtaking(),
             non_overtaking_across_sizes(), any_source_matching(), wildcard_earliest(), wildcard_posted_order(),
             receive_buffer_sizes(), buffers_after_completion(), probe(), progress(), exactly_once(), bad_arguments(),
-            time_and_compute();
+            time_and_compute(), random_traffic();
         blocking_round_trip(), nonblocking(), crossing_exchanges(), both_send_first(), bsend_promise(),
             barrier_waits_for_everyone(), collectives(), capabilities();
         abort_stops_everyone(), exception_stops_everyone(), deadlock_is_reported();

@@ -50,6 +50,7 @@
     COMET_CONFORMANCE_CASE_(runner, exactly_once)                              \
     COMET_CONFORMANCE_CASE_(runner, bad_arguments)                             \
     COMET_CONFORMANCE_CASE_(runner, time_and_compute)                          \
+    COMET_CONFORMANCE_CASE_(runner, random_traffic)                            \
     COMET_CONFORMANCE_CASE_(runner, blocking_round_trip)                       \
     COMET_CONFORMANCE_CASE_(runner, nonblocking)                               \
     COMET_CONFORMANCE_CASE_(runner, crossing_exchanges)                        \
