@@ -30,6 +30,7 @@
 #include <span>
 #include <type_traits>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -84,6 +85,7 @@ enum class defect {
     sendrecv_any_tag,       ///< native sendrecv receives with any_tag
     irsend_any_source_lost, ///< a ready send into a posted any_source receive is lost
     clock_global_offset,    ///< clock_is_global() says yes, but rank r's clock is r ms ahead
+    broadcast_cached,       ///< native broadcast skips a repeat of its last call (same root, buffer and size)
 };
 
 inline constexpr std::size_t eager_limit = 256;
@@ -431,7 +433,13 @@ public:
         if (is(defect::barrier_third_free) && ++barriers_ == 3) return;
         comet::algorithms::barrier(*this);
     }
-    void broadcast(int root, comet::mutable_bytes data) { comet::algorithms::broadcast(*this, root, data); }
+    void broadcast(int root, comet::mutable_bytes data) {
+        // broadcast_cached: a repeat of the last call (same root, buffer and size) is taken as
+        // already done, on every rank alike.
+        const bool repeat = is(defect::broadcast_cached) && last_broadcast_ == std::tuple(root, data.data(), data.size());
+        last_broadcast_ = {root, data.data(), data.size()};
+        if (!repeat) comet::algorithms::broadcast(*this, root, data);
+    }
     void allreduce_sum(std::span<double> v) { comet::algorithms::allreduce(*this, v, [](double a, double b) { return a + b; }); }
     void allreduce_max(std::span<double> v) {
         if (is(defect::allreduce_max_from_zero))
@@ -462,6 +470,7 @@ public:
 
 private:
     int barriers_ = 0;
+    std::tuple<int, std::byte*, std::size_t> last_broadcast_{-1, nullptr, 0};
 };
 
 /// Runs a group of `ranks` on fresh threads of a fresh world with defect `broken`; joins them

@@ -77,6 +77,7 @@ const mutant table[] = {
     {defect::sendrecv_any_tag, "sendrecv_any_tag", "capabilities", "sendrecv (the status of its receive), a message of tag 75 sent before: status {source", false, true},
     {defect::irsend_any_source_lost, "irsend_any_source_lost", "capabilities", "waited 2 s for a message from rank", false, true},
     {defect::clock_global_offset, "clock_global_offset", "barrier_waits_for_everyone", "before the last arrived at", false, true},
+    {defect::broadcast_cached, "broadcast_cached", "random_operations", "gave other bytes", false, true},
 };
 
 template <bool Bsend, bool Full = false>

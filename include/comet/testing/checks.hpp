@@ -79,6 +79,7 @@ struct conformance {
     void barrier_waits_for_everyone() const { checks::barrier_waits_for_everyone(run, limits); }
     void collectives() const { checks::collectives(run, limits); }
     void capabilities() const { checks::capabilities(run, limits); }
+    void random_operations() const { checks::random_operations(run, limits); }
     // How a run ends (the runner's part).
     void abort_stops_everyone() const { checks::abort_stops_everyone(run, limits); }
     void exception_stops_everyone() const { checks::exception_stops_everyone(run, limits); }
@@ -92,7 +93,7 @@ struct conformance {
             receive_buffer_sizes(), buffers_after_completion(), probe(), progress(), exactly_once(), bad_arguments(),
             time_and_compute(), random_traffic();
         blocking_round_trip(), nonblocking(), crossing_exchanges(), both_send_first(), bsend_promise(),
-            barrier_waits_for_everyone(), collectives(), capabilities();
+            barrier_waits_for_everyone(), collectives(), capabilities(), random_operations();
         abort_stops_everyone(), exception_stops_everyone(), deadlock_is_reported();
     }
 };

@@ -59,6 +59,7 @@
     COMET_CONFORMANCE_CASE_(runner, barrier_waits_for_everyone)                \
     COMET_CONFORMANCE_CASE_(runner, collectives)                               \
     COMET_CONFORMANCE_CASE_(runner, capabilities)                              \
+    COMET_CONFORMANCE_CASE_(runner, random_operations)                         \
     COMET_CONFORMANCE_CASE_(runner, abort_stops_everyone)                      \
     COMET_CONFORMANCE_CASE_(runner, exception_stops_everyone)                  \
     COMET_CONFORMANCE_CASE_(runner, deadlock_is_reported)                      \

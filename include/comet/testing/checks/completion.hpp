@@ -303,6 +303,8 @@ void bad_arguments(const Runner& run, const limits& l) {
         bad([&] { (void)t.iprobe(-2, 1); }, -2, "iprobe of rank -2");
         bad([&] { (void)t.isend(0, -2, const_bytes{}); }, -2, "isend of 0 bytes with tag -2");
         bad([&] { (void)t.iprobe(0, -6); }, -6, "iprobe with tag -6");
+        bad([&] { (void)t.irecv(any_source, -7, b); }, -7, "irecv(any_source) with tag -7");
+        bad([&] { (void)t.iprobe(any_source, -8); }, -8, "iprobe(any_source) with tag -8");
         bad([&] { ops::send(t, p, 1, b); }, p, "send to rank size()");
         bad([&] { ops::send(t, 0, -5, b); }, -5, "send with tag -5");
         bad([&] { ops::recv(t, p + 2, 1, b); }, p + 2, "recv from rank size()+2");

@@ -20,6 +20,7 @@
 // (the default seed is fixed, so a run is repeatable; another seed draws other rounds).
 #pragma once
 
+#include <comet/ops/ops.hpp>
 #include <comet/testing/checks/matching.hpp>
 
 #include <algorithm>
@@ -257,7 +258,33 @@ void random_traffic(const Runner& run, const limits& l) {
                             s.expect_status(*st, src, m.tag, m.size, "iprobe" + traffic::spec(src, any_tag) + ", the earliest of its source queued, " + where());
                         }
                     }
-                    // A tag nobody sent this round: nothing, from anyone.
+                    // progress() keeps what has arrived as it was; any_source sees each sender's
+                // earliest of a tag nobody else sends here (and, on rank 0 with one sender, its
+                // earliest of all).
+                if constexpr (progress_transport<std::remove_cvref_t<decltype(t)>>)
+                    for (int n = d.below(4); n > 0; --n) s.call("progress", [&] { t.progress(); });
+                std::vector<int> senders;
+                for (const auto& m : r.messages)
+                    if (m.dest == me && std::find(senders.begin(), senders.end(), m.source) == senders.end()) senders.push_back(m.source);
+                for (const auto& m : r.messages) {
+                    if (m.dest != me) continue;
+                    const auto first_of_tag = std::find_if(r.messages.begin(), r.messages.end(), [&](const auto& x) { return x.dest == me && x.tag == m.tag; });
+                    const bool one_sender = std::none_of(r.messages.begin(), r.messages.end(),
+                                                         [&](const auto& x) { return x.dest == me && x.tag == m.tag && x.source != m.source; });
+                    if (&*first_of_tag != &m || !one_sender) continue;
+                    const auto st = s.iprobe(t, any_source, m.tag);
+                    s.expect(st.has_value(), "iprobe", traffic::spec(any_source, m.tag), " found nothing with a message of rank ", m.source,
+                             " of that tag queued, ", where());
+                    s.expect_status(*st, m.source, m.tag, m.size, "iprobe" + traffic::spec(any_source, m.tag) + ", only rank " +
+                                                                      std::to_string(m.source) + " sending that tag, " + where());
+                }
+                if (me == 0 && senders.size() == 1) {
+                    const auto& m = *std::find_if(r.messages.begin(), r.messages.end(), [&](const auto& x) { return x.dest == me; });
+                    const auto st = s.iprobe(t, any_source, any_tag);
+                    s.expect(st.has_value(), "iprobe(any_source, any_tag) found nothing with messages queued, ", where());
+                    s.expect_status(*st, m.source, m.tag, m.size, "iprobe(any_source, any_tag), one sender, " + where());
+                }
+                // A tag nobody sent this round: nothing, from anyone.
                     int unused = 6 + d.below(900);
                     while (std::any_of(r.messages.begin(), r.messages.end(), [&](const auto& m) { return m.tag == unused; })) ++unused;
                     if (const auto st = s.iprobe(t, any_source, unused))
@@ -351,6 +378,288 @@ void random_traffic(const Runner& run, const limits& l) {
                 throw;
             }
             s.barrier(t);  // the next round's messages may not meet this round's receives
+        }
+    });
+}
+
+
+namespace traffic {
+
+/// An integer-valued double in [-10^6, 10^6] for element `i` of rank `r` at step `k`: sums of
+/// a few are exact, so every rank can compute every result itself.
+inline double value(std::uint64_t seed, int k, int r, std::size_t i) {
+    dice d{seed ^ (static_cast<std::uint64_t>(k) << 24) ^ (static_cast<std::uint64_t>(r) << 48) ^ (i * 0x9E37ull)};
+    return static_cast<double>(d.below(2'000'001) - 1'000'000);
+}
+
+inline constexpr std::size_t length_pool[] = {0, 1, 2, 3, 7, 8, 9, 63, 64, 65, 255, 256, 1000, 1001, 4096, 5000};
+
+}  // namespace traffic
+
+/// The operations together, on seeded random steps (groups of 1 to 5 and 7, three rounds of
+/// 30 steps): collectives from random roots over random lengths and values (negative ones
+/// too), each kind always into the same buffer, so that a transport keeping state from one
+/// call to the next (a cache, a scratch sum, a schedule) shows it; and between random pairs
+/// of ranks the blocking operations and each capability the type claims — send and recv of
+/// random sizes (0 B after larger ones too), wait on a receive too small (truncation_error),
+/// wait_all over requests with default-constructed ones among them, sendrecv both ways and
+/// around a ring shifted by a random distance, issend pairs matched in reverse order (only
+/// the matched one completes), bsend behind an isend of the same tag (taken in the order
+/// sent), rsend into a posted receive, progress before test (the status is the message's).
+template <class Runner>
+void random_operations(const Runner& run, const limits& l) {
+    const std::uint64_t base = traffic::seed() ^ 0x6f7073ull;
+    for (int wanted : {1, 2, 3, 4, 5, 7})
+    testing::detail::run_check(run, wanted, "random_operations", l, [base](auto& t, session& s) {
+        using T = std::remove_cvref_t<decltype(t)>;
+        using request = typename T::request;
+        const int p = t.size(), me = t.rank();
+        // Each kind of collective into its own buffer, the same storage every time.
+        std::vector<double> reduce_buf(5000), nb_buf(5000);
+        std::vector<std::byte> bcast_buf(5000 * 8), gather_out(5000), gather_all(5000 * static_cast<std::size_t>(p)),
+            a2a_out(5000 * static_cast<std::size_t>(p)), a2a_in(5000 * static_cast<std::size_t>(p));
+        std::vector<std::byte> in((1 << 16) + 64), in2((1 << 16) + 64);
+        for (int round = 0; round < 3; ++round) {
+            detail::first_failure f;
+            traffic::dice d{base ^ (static_cast<std::uint64_t>(p) << 40) ^ (static_cast<std::uint64_t>(round) << 20)};
+            const auto where = [&](int k) {
+                return comet::detail::concat(" (group of ", p, ", round ", round, ", step ", k, ", COMET_CONFORMANCE_SEED=", traffic::seed(), ")");
+            };
+            int last_kind = 0, last_root = 0;
+            std::size_t last_n = 0;
+            for (int k = 0; k < 30; ++k) {
+                const std::uint64_t vs = base ^ (static_cast<std::uint64_t>(round) << 56);
+                int kind = d.below(p >= 2 ? 16 : 10), root = d.below(p);
+                std::size_t n = d.pick(traffic::length_pool);
+                // A third of the collectives repeat the last one (its kind, root and length, into
+                // the same buffer) with new values: a result kept from one call shows in the next.
+                if (d.percent(33) && k > 0) kind = last_kind, root = last_root, n = last_n;
+                if (kind <= 9) last_kind = kind, last_root = root, last_n = n;
+                const auto value = [&](int r, std::size_t i) { return traffic::value(vs, k, r, i); };
+                if (kind <= 2) {  // allreduce sum, max, min
+                    std::span<double> v(reduce_buf.data(), n);
+                    for (std::size_t i = 0; i < n; ++i) v[i] = value(me, i);
+                    const char* name = kind == 0 ? "ops::allreduce_sum" : kind == 1 ? "ops::allreduce_max" : "ops::allreduce_min";
+                    s.call(name, [&] { kind == 0 ? ops::allreduce_sum(t, v) : kind == 1 ? ops::allreduce_max(t, v) : ops::allreduce_min(t, v); });
+                    for (std::size_t i = 0; i < n; ++i) {
+                        double want = value(0, i);
+                        for (int r = 1; r < p; ++r)
+                            want = kind == 0 ? want + value(r, i) : kind == 1 ? std::max(want, value(r, i)) : std::min(want, value(r, i));
+                        f.expect(v[i] == want, name, " of ", n, " elements: element ", i, " is ", v[i], ", expected ", want, where(k));
+                    }
+                } else if (kind <= 5) {  // reduce sum, max, min to a random root
+                    std::span<double> v(reduce_buf.data(), n);
+                    for (std::size_t i = 0; i < n; ++i) v[i] = value(me, i);
+                    const char* name = kind == 3 ? "ops::reduce_sum" : kind == 4 ? "ops::reduce_max" : "ops::reduce_min";
+                    s.call(name, [&] {
+                        kind == 3 ? ops::reduce_sum(t, root, v) : kind == 4 ? ops::reduce_max(t, root, v) : ops::reduce_min(t, root, v);
+                    });
+                    for (std::size_t i = 0; i < n; ++i) {
+                        double want = value(me, i);
+                        if (me == root) {
+                            want = value(0, i);
+                            for (int r = 1; r < p; ++r)
+                                want = kind == 3 ? want + value(r, i) : kind == 4 ? std::max(want, value(r, i)) : std::min(want, value(r, i));
+                        }
+                        f.expect(v[i] == want, name, " of ", n, " elements to root ", root, ": element ", i, " on rank ", me, " is ", v[i],
+                                 ", expected ", want, me == root ? "" : " (left as it was)", where(k));
+                    }
+                } else if (kind == 6) {  // broadcast
+                    const std::size_t bytes = n * 3;
+                    const auto seed = static_cast<std::uint32_t>(vs + static_cast<std::uint64_t>(k));
+                    std::span<std::byte> b(bcast_buf.data(), bytes);
+                    if (me == root) {
+                        const auto src = detail::pattern(bytes, seed);
+                        std::copy(src.begin(), src.end(), b.begin());
+                    }
+                    s.call("ops::broadcast", [&] { ops::broadcast(t, root, b); });
+                    f.expect(std::ranges::equal(b, detail::pattern(bytes, seed)), "broadcast of ", bytes, " bytes from root ", root,
+                             " gave other bytes", where(k));
+                } else if (kind == 7) {  // gather
+                    const auto seed_of = [&](int r) { return static_cast<std::uint32_t>(vs + static_cast<std::uint64_t>(k) * 31 + static_cast<std::uint64_t>(r)); };
+                    const auto mine = detail::pattern(n, seed_of(me));
+                    std::copy(mine.begin(), mine.end(), gather_out.begin());
+                    std::span<std::byte> all(gather_all.data(), me == root ? n * static_cast<std::size_t>(p) : 0);
+                    s.call("ops::gather", [&] { ops::gather(t, root, const_bytes(gather_out.data(), n), all); });
+                    if (me == root)
+                        for (int r = 0; r < p; ++r)
+                            f.expect(std::ranges::equal(all.subspan(n * static_cast<std::size_t>(r), n), detail::pattern(n, seed_of(r))),
+                                     "gather of ", n, " bytes a rank to root ", root, ": the block of rank ", r, " differs", where(k));
+                } else if (kind == 8) {  // alltoall
+                    const auto seed_of = [&](int from, int to) {
+                        return static_cast<std::uint32_t>(vs + static_cast<std::uint64_t>(k) * 977 + static_cast<std::uint64_t>(from) * 31 + static_cast<std::uint64_t>(to));
+                    };
+                    const std::size_t all = n * static_cast<std::size_t>(p);
+                    for (int r = 0; r < p; ++r) {
+                        const auto b = detail::pattern(n, seed_of(me, r));
+                        std::copy(b.begin(), b.end(), a2a_out.begin() + static_cast<std::ptrdiff_t>(n) * r);
+                    }
+                    s.call("ops::alltoall", [&] { ops::alltoall(t, const_bytes(a2a_out.data(), all), mutable_bytes(a2a_in.data(), all)); });
+                    for (int r = 0; r < p; ++r)
+                        f.expect(std::equal(a2a_in.begin() + static_cast<std::ptrdiff_t>(n) * r, a2a_in.begin() + static_cast<std::ptrdiff_t>(n) * (r + 1),
+                                            detail::pattern(n, seed_of(r, me)).begin()),
+                                 "alltoall of ", n, "-byte blocks: the block from rank ", r, " differs", where(k));
+                } else if (kind == 9) {  // nonblocking collectives, or a barrier
+                    if constexpr (nonblocking_collective_transport<T>) {
+                        std::span<double> v(nb_buf.data(), n);
+                        for (std::size_t i = 0; i < n; ++i) v[i] = value(me, i);
+                        auto r = s.call("iallreduce_sum", [&] { return t.iallreduce_sum(v); });
+                        if constexpr (progress_transport<T>)
+                            for (int x = d.below(4); x > 0; --x) s.call("progress", [&] { t.progress(); });
+                        s.call("ops::wait", [&] { ops::wait(t, r); });
+                        for (std::size_t i = 0; i < n; ++i) {
+                            double want = 0;
+                            for (int q = 0; q < p; ++q) want += value(q, i);
+                            f.expect(v[i] == want, "iallreduce_sum of ", n, " elements: element ", i, " is ", v[i], ", expected ", want, where(k));
+                        }
+                        const std::size_t bytes = n * 3;
+                        const auto seed = static_cast<std::uint32_t>(vs + static_cast<std::uint64_t>(k) * 7);
+                        std::span<std::byte> b(bcast_buf.data(), bytes);
+                        if (me == root) {
+                            const auto src = detail::pattern(bytes, seed);
+                            std::copy(src.begin(), src.end(), b.begin());
+                        }
+                        auto rb = s.call("ibroadcast", [&] { return t.ibroadcast(root, b); });
+                        s.call("ops::wait", [&] { ops::wait(t, rb); });
+                        f.expect(std::ranges::equal(b, detail::pattern(bytes, seed)), "ibroadcast of ", bytes, " bytes from root ", root,
+                                 " gave other bytes", where(k));
+                    } else {
+                        s.call("ops::barrier", [&] { ops::barrier(t); });
+                    }
+                } else {  // between pairs of ranks
+                    std::vector<int> order(static_cast<std::size_t>(p));
+                    for (int r = 0; r < p; ++r) order[static_cast<std::size_t>(r)] = r;
+                    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[static_cast<std::size_t>(d.below(static_cast<int>(i)))]);
+                    const std::size_t n1 = d.percent(50) ? d.pick(traffic::length_pool) : static_cast<std::size_t>(d.below(1 << 16));
+                    const std::size_t n2 = d.percent(30) ? 0 : d.pick(traffic::length_pool);
+                    const int tag = std::min(d.percent(70) ? d.below(1000) : d.pick(traffic::tag_pool), first_reserved_tag + 500);
+                    const int form = d.below(9);
+                    const int shift = 1 + d.below(std::max(1, p - 1));
+                    // Drawn here, by every rank alike, whether or not this rank uses them.
+                    const int slot1 = d.below(2), slot2 = 2 + d.below(2), polls = 1 + d.below(50);
+                    if (form == 8) {  // sendrecv around a ring shifted by `shift`
+                        if constexpr (sendrecv_transport<T>) {
+                            const int to = (me + shift) % p, from = (me + p - shift) % p;
+                            const auto out = detail::pattern(n1, static_cast<std::uint32_t>(tag * 131 + me));
+                            const status st = s.call("sendrecv", [&] { return t.sendrecv(to, tag, out, from, tag, mutable_bytes(in.data(), n1)); });
+                            f.expect_status(st, from, tag, n1, comet::detail::concat("sendrecv to rank ", to, " from rank ", from, where(k)));
+                            f.expect_pattern(std::span(in.data(), n1), n1, static_cast<std::uint32_t>(tag * 131 + from),
+                                             comet::detail::concat("sendrecv from rank ", from, where(k)));
+                        }
+                        continue;
+                    }
+                    const auto at = std::find(order.begin(), order.end(), me) - order.begin();
+                    if (static_cast<std::size_t>(at ^ 1) >= order.size()) continue;  // the odd one out
+                    const int peer = order[static_cast<std::size_t>(at ^ 1)];
+                    const bool first = (at % 2) == 0;
+                    const auto seed1 = static_cast<std::uint32_t>(vs + static_cast<std::uint64_t>(k) * 13 + static_cast<std::uint64_t>(first ? me : peer));
+                    const auto seed2 = seed1 ^ 0x5555u;
+                    const std::string pair = comet::detail::concat(" between ranks ", first ? me : peer, " and ", first ? peer : me, where(k));
+                    if (form <= 2) {  // send/recv of n1 one way, n2 the other (recv with any_tag when form 1)
+                        const int want_tag = form == 1 ? any_tag : tag;
+                        if (first) {
+                            s.call("ops::send", [&] { ops::send(t, peer, tag, detail::pattern(n1, seed1)); });
+                            const status st = s.call("ops::recv", [&] { return ops::recv(t, peer, want_tag, mutable_bytes(in.data(), n2 + 8)); });
+                            f.expect_status(st, peer, tag, n2, "recv of the " + std::to_string(n2) + "-byte answer" + pair);
+                            f.expect_pattern(std::span(in.data(), n2), n2, seed2, "recv of the answer" + pair);
+                        } else {
+                            const status st = s.call("ops::recv", [&] { return ops::recv(t, peer, want_tag, mutable_bytes(in.data(), n1 + 8)); });
+                            f.expect_status(st, peer, tag, n1, "recv of a " + std::to_string(n1) + "-byte message" + pair);
+                            f.expect_pattern(std::span(in.data(), n1), n1, seed1, "recv" + pair);
+                            s.call("ops::send", [&] { ops::send(t, peer, tag, detail::pattern(n2, seed2)); });
+                        }
+                    } else if (form == 3) {  // wait on a receive too small: truncation_error
+                        const std::size_t big = n1 + 1;
+                        if (first) {
+                            s.call("ops::send", [&] { ops::send(t, peer, tag, detail::pattern(big, seed1)); });
+                        } else {
+                            auto r = s.call("irecv", [&] { return t.irecv(peer, tag, mutable_bytes(in.data(), n1)); });
+                            bool raised = false;
+                            try {
+                                s.call("ops::wait", [&] { return ops::wait(t, r); });
+                            } catch (const truncation_error&) {
+                                raised = true;
+                            }
+                            f.expect(raised, "ops::wait on a receive of ", n1, " bytes that matched a ", big,
+                                     "-byte message: no truncation_error was raised", pair);
+                        }
+                    } else if (form == 4) {  // wait_all over requests, default-constructed ones among them
+                        const auto m1 = detail::pattern(n1, seed1), m2 = detail::pattern(n2, seed2);
+                        std::vector<request> rs(4);
+                        if (first) {
+                            rs[1] = s.call("isend", [&] { return t.isend(peer, tag, const_bytes(m1)); });
+                            rs[3] = s.call("isend", [&] { return t.isend(peer, tag, const_bytes(m2)); });
+                        } else {
+                            rs[static_cast<std::size_t>(slot1)] = s.call("irecv", [&] { return t.irecv(peer, tag, mutable_bytes(in.data(), n1)); });
+                            rs[static_cast<std::size_t>(slot2)] = s.call("irecv", [&] { return t.irecv(peer, tag, mutable_bytes(in2.data(), n2)); });
+                        }
+                        s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<request>(rs)); });
+                        for (auto& r : rs) {
+                            const auto st = s.call("test", [&] { return t.test(r); });
+                            f.expect(st && *st == status{}, "a request wait_all completed tests as pending or not empty", pair);
+                        }
+                        if (!first) {
+                            f.expect_pattern(std::span(in.data(), n1), n1, seed1, "the first message received by wait_all" + pair);
+                            f.expect_pattern(std::span(in2.data(), n2), n2, seed2, "the second message received by wait_all" + pair);
+                        }
+                    } else if (form == 5) {  // two issends matched in reverse order
+                        if constexpr (synchronous_send_transport<T>) {
+                            const auto m1 = detail::pattern(n1, seed1), m2 = detail::pattern(n2, seed2);
+                            if (first) {
+                                auto r1 = s.call("issend", [&] { return t.issend(peer, tag, const_bytes(m1)); });
+                                auto r2 = s.call("issend", [&] { return t.issend(peer, tag + 1, const_bytes(m2)); });
+                                s.recv(t, peer, tag + 2, mutable_bytes{});  // "took the second"
+                                s.expect_status(s.wait_send(t, r2, peer, tag + 1), peer, tag + 1, n2, "the issend matched first" + pair);
+                                s.for_a_while(std::chrono::milliseconds(2), [&] {
+                                    f.expect(!s.call("test", [&] { return t.test(r1); }).has_value(),
+                                             "an issend completed before its message was received (the other one was)", pair);
+                                });
+                                s.send(t, peer, tag + 3, const_bytes{});  // "take the first"
+                                s.expect_status(s.wait_send(t, r1, peer, tag), peer, tag, n1, "the issend matched second" + pair);
+                            } else {
+                                s.probe(t, peer, tag);
+                                f.expect_status(s.recv(t, peer, tag + 1, mutable_bytes(in.data(), n2)), peer, tag + 1, n2, "the second issend's message" + pair);
+                                s.send(t, peer, tag + 2, const_bytes{});
+                                s.recv(t, peer, tag + 3, mutable_bytes{});
+                                f.expect_status(s.recv(t, peer, tag, mutable_bytes(in.data(), n1)), peer, tag, n1, "the first issend's message" + pair);
+                            }
+                        }
+                    } else if (form == 6) {  // bsend behind an isend of the same tag
+                        if constexpr (buffered_send_transport<T>) {
+                            const auto m1 = detail::pattern(n1, seed1), m2 = detail::pattern(n2, seed2);
+                            if (first) {
+                                auto r = s.call("isend", [&] { return t.isend(peer, tag, const_bytes(m1)); });
+                                s.call("bsend", [&] { t.bsend(peer, tag, m2); });
+                                s.wait_send(t, r, peer, tag);
+                            } else {
+                                s.probe(t, peer, tag);
+                                f.expect_status(s.recv(t, peer, tag, mutable_bytes(in.data(), n1)), peer, tag, n1,
+                                                "the isend's message, sent before a bsend of the same tag" + pair);
+                                f.expect_status(s.recv(t, peer, tag, mutable_bytes(in.data(), n2)), peer, tag, n2, "the bsend's message" + pair);
+                                f.expect_pattern(std::span(in.data(), n2), n2, seed2, "the bsend's message" + pair);
+                            }
+                        }
+                    } else {  // form 7: rsend into a posted receive, or progress before test
+                        const auto m1 = detail::pattern(n1, seed1);
+                        if (first) {
+                            s.recv(t, peer, tag + 1, mutable_bytes{});  // "posted"
+                            if constexpr (ready_send_transport<T>)
+                                s.call("rsend", [&] { t.rsend(peer, tag, m1); });
+                            else
+                                s.send(t, peer, tag, m1);
+                        } else {
+                            auto r = s.call("irecv", [&] { return t.irecv(peer, tag, mutable_bytes(in.data(), n1)); });
+                            s.send(t, peer, tag + 1, const_bytes{});
+                            if constexpr (progress_transport<T>)
+                                for (int x = polls; x > 0; --x) s.call("progress", [&] { t.progress(); });
+                            f.expect_status(s.wait_recv(t, r, peer, tag), peer, tag, n1, "a ready message into a posted receive, after progress()" + pair);
+                            f.expect_pattern(std::span(in.data(), n1), n1, seed1, "a ready message" + pair);
+                        }
+                    }
+                }
+            }
+            f.settle(s);
+            s.barrier(t);
         }
     });
 }
