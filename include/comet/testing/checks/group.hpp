@@ -403,14 +403,14 @@ void capabilities(const Runner& run, const limits& l) {
     });
 }
 
-/// abort(message) ends the run with comet::aborted naming the rank and the whole message (of
-/// 300 characters: no fixed buffer cuts it). The other ranks wait for a message never sent:
-/// stopped by the runner, or failing at their deadline.
+/// abort(message) ends the run with comet::aborted naming the rank and the whole message (300
+/// characters on two lines: no fixed buffer or first line cuts it). The other ranks wait for a
+/// message never sent: stopped by the runner, or failing at their deadline.
 template <class Runner>
 void abort_stops_everyone(const Runner& run, const limits& l) {
     if constexpr (testing::detail::catches_failures<Runner>()) {
-        std::string message = "conformance abort:";
-        for (int i = 0; message.size() < 300; ++i) message += " " + std::to_string(i);
+        std::string message = "conformance abort:\nof two lines and more:";
+        for (int i = 0; message.size() < 300; ++i) message.append(1, ' ').append(std::to_string(i));
         try {
             run(testing::detail::group_size(run, 3), [&](auto& t) {
                 session s("abort_stops_everyone", t.rank(), l);

@@ -377,6 +377,12 @@ void random_traffic(const Runner& run, const limits& l) {
                 traffic::park(std::move(in), std::move(out));
                 throw;
             }
+            // Everything received: an iprobe for any of it, asked again, finds nothing.
+            for (const auto& m : r.messages)
+                if (m.dest == me)
+                    if (const auto st = s.iprobe(t, d.percent(50) ? m.source : any_source, m.tag))
+                        s.fail("iprobe(", m.source, " or any_source, ", m.tag, ") reported {source ", st->source, ", tag ", st->tag, ", size ",
+                               st->size, "} after every message of the round was received, ", where());
             s.barrier(t);  // the next round's messages may not meet this round's receives
         }
     });
@@ -415,7 +421,7 @@ void random_operations(const Runner& run, const limits& l) {
         using request = typename T::request;
         const int p = t.size(), me = t.rank();
         // Each kind of collective into its own buffer, the same storage every time.
-        std::vector<double> reduce_buf(5000), nb_buf(5000);
+        std::vector<double> reduce_buf(5000), nb_buf(5000), nb_buf2(5000);
         std::vector<std::byte> bcast_buf(5000 * 8), gather_out(5000), gather_all(5000 * static_cast<std::size_t>(p)),
             a2a_out(5000 * static_cast<std::size_t>(p)), a2a_in(5000 * static_cast<std::size_t>(p));
         std::vector<std::byte> in((1 << 16) + 64), in2((1 << 16) + 64);
@@ -503,14 +509,27 @@ void random_operations(const Runner& run, const limits& l) {
                     if constexpr (nonblocking_collective_transport<T>) {
                         std::span<double> v(nb_buf.data(), n);
                         for (std::size_t i = 0; i < n; ++i) v[i] = value(me, i);
+                        // Two outstanding at once, waited for in either order.
+                        std::span<double> w(nb_buf2.data(), n / 2 + 1);
+                        for (std::size_t i = 0; i < w.size(); ++i) w[i] = -value(me, i);
+                        const bool second_first = d.percent(50);
                         auto r = s.call("iallreduce_sum", [&] { return t.iallreduce_sum(v); });
+                        auto r2 = s.call("iallreduce_sum", [&] { return t.iallreduce_sum(w); });
                         if constexpr (progress_transport<T>)
                             for (int x = d.below(4); x > 0; --x) s.call("progress", [&] { t.progress(); });
-                        s.call("ops::wait", [&] { ops::wait(t, r); });
+                        s.call("ops::wait", [&] { ops::wait(t, second_first ? r2 : r); });
+                        s.call("ops::wait", [&] { ops::wait(t, second_first ? r : r2); });
                         for (std::size_t i = 0; i < n; ++i) {
                             double want = 0;
                             for (int q = 0; q < p; ++q) want += value(q, i);
-                            f.expect(v[i] == want, "iallreduce_sum of ", n, " elements: element ", i, " is ", v[i], ", expected ", want, where(k));
+                            f.expect(v[i] == want, "iallreduce_sum of ", n, " elements: element ", i, " is ", v[i], ", expected ", want,
+                                     " (another iallreduce_sum outstanding)", where(k));
+                        }
+                        for (std::size_t i = 0; i < w.size(); ++i) {
+                            double want = 0;
+                            for (int q = 0; q < p; ++q) want -= value(q, i);
+                            f.expect(w[i] == want, "the second of two outstanding iallreduce_sums, of ", w.size(), " elements: element ", i, " is ",
+                                     w[i], ", expected ", want, where(k));
                         }
                         const std::size_t bytes = n * 3;
                         const auto seed = static_cast<std::uint32_t>(vs + static_cast<std::uint64_t>(k) * 7);
@@ -537,6 +556,7 @@ void random_operations(const Runner& run, const limits& l) {
                     const int shift = 1 + d.below(std::max(1, p - 1));
                     // Drawn here, by every rank alike, whether or not this rank uses them.
                     const int slot1 = d.below(2), slot2 = 2 + d.below(2), polls = 1 + d.below(50);
+                    const bool one_by_one = d.percent(50);
                     if (form == 8) {  // sendrecv around a ring shifted by `shift`
                         if constexpr (sendrecv_transport<T>) {
                             const int to = (me + shift) % p, from = (me + p - shift) % p;
@@ -593,7 +613,19 @@ void random_operations(const Runner& run, const limits& l) {
                             rs[static_cast<std::size_t>(slot1)] = s.call("irecv", [&] { return t.irecv(peer, tag, mutable_bytes(in.data(), n1)); });
                             rs[static_cast<std::size_t>(slot2)] = s.call("irecv", [&] { return t.irecv(peer, tag, mutable_bytes(in2.data(), n2)); });
                         }
-                        s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<request>(rs)); });
+                        if (one_by_one) {  // ops::wait on each: its own operation's status
+                            for (std::size_t i = 0; i < rs.size(); ++i) {
+                                const bool empty = first ? (i == 0 || i == 2) : (i != static_cast<std::size_t>(slot1) && i != static_cast<std::size_t>(slot2));
+                                const std::size_t size = first ? (i == 1 ? n1 : n2) : (i == static_cast<std::size_t>(slot1) ? n1 : n2);
+                                const status st = s.call("ops::wait", [&] { return ops::wait(t, rs[i]); });
+                                if (empty)
+                                    f.expect(st == status{}, "ops::wait on a default-constructed request gave a status", pair);
+                                else
+                                    f.expect_status(st, peer, tag, size, comet::detail::concat("ops::wait on request ", i + 1, " of 4", pair));
+                            }
+                        } else {
+                            s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<request>(rs)); });
+                        }
                         for (auto& r : rs) {
                             const auto st = s.call("test", [&] { return t.test(r); });
                             f.expect(st && *st == status{}, "a request wait_all completed tests as pending or not empty", pair);
