@@ -105,9 +105,11 @@ BOOST_AUTO_TEST_CASE(the_base_transport_passes_every_check) {
     BOOST_TEST(failure_of<false>(defect::none) == "nothing was caught");
     BOOST_TEST(failure_of<true>(defect::none) == "nothing was caught");
     BOOST_TEST((failure_of<false, true>(defect::none)) == "nothing was caught");
-    // abort_stops_everyone and exception_stops_everyone wait out a deadline each (this runner
-    // does not stop the other ranks), twice: about 8 s.
-    BOOST_TEST(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 30.0);
+    // Bounded, not fast: abort_stops_everyone and exception_stops_everyone wait out a deadline
+    // each (this runner does not stop the other ranks), twice: about 8 s; the random rounds
+    // (groups up to 9 ranks of threads on however many cores) a few seconds more, and more on
+    // a loaded machine.
+    BOOST_TEST(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 90.0);
 }
 
 BOOST_AUTO_TEST_CASE(each_mutant_is_caught_by_the_check_of_its_rule) {
@@ -120,8 +122,9 @@ BOOST_AUTO_TEST_CASE(each_mutant_is_caught_by_the_check_of_its_rule) {
             BOOST_TEST(what.find(std::string(": ") + m.check + ": ") != std::string::npos, "caught by " << m.check);
             BOOST_TEST_INFO("failure: " << what);
             BOOST_TEST(what.find(m.says) != std::string::npos, "the failure says \"" << m.says << '"');
-            // At most one deadline waited out by each rank, plus the checks before it.
-            BOOST_TEST(took < 10.0);
+            // At most one deadline waited out by each rank, plus the checks before it (bounded,
+            // not fast: the checks before the random rounds take seconds on a loaded machine).
+            BOOST_TEST(took < 30.0);
         }
     }
 }
