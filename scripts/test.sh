@@ -32,7 +32,10 @@ step "AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests"
 cmake -S . -B "$root/asan" "${sanitized[@]}" \
   -DCMAKE_CXX_FLAGS="-O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cmake --build "$root/asan" -j "$jobs"
-ctest --no-tests=error --test-dir "$root/asan" --output-on-failure -j "$jobs" -L unit
+# Not the conformance suite's self-test (testing): its mutants are broken on purpose, and some
+# of their defects are memory errors by design (a bsend that keeps the caller's buffer reads it
+# after the caller let it go), which AddressSanitizer rightly stops. It runs in the optimised build.
+ctest --no-tests=error --test-dir "$root/asan" --output-on-failure -j "$jobs" -L unit -E '^testing'
 
 step "ThreadSanitizer: the unit tests of the areas that run ranks as threads"
 # core, stats, topology, analysis and report run on one thread, and so do the simulator's own

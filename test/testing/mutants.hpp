@@ -348,7 +348,9 @@ private:
         const int owner = at < 0 ? rank_ : at;
         --w_.unreceived_from[static_cast<std::size_t>(owner * size() + m.source)];
         r.posted_first = posted;
-        if (m.sender) {
+        // A large message, or one a posted receive of another rank took, is copied at the
+        // receiving rank's next call: never into the buffer of a rank that has left its check.
+        if (m.sender || owner != rank_) {
             box(owner).to_copy.push_back({std::move(m), std::move(r)});
             return;
         }
@@ -374,8 +376,8 @@ private:
     void progress() {
         auto& mine = box(rank_);
         for (auto& x : mine.to_copy) {
-            land(x.m.source, x.m.tag, x.m.large, x.r);
-            x.m.sender->done = true;
+            land(x.m.source, x.m.tag, x.m.sender ? x.m.large : comet::const_bytes(x.m.copy), x.r);
+            if (x.m.sender) x.m.sender->done = true;
         }
         mine.to_copy.clear();
     }

@@ -38,7 +38,7 @@ struct mutant {
 const mutant table[] = {
     {defect::lose_message, "lose_message", "send_status", "waited 2 s for"},
     {defect::duplicate_message, "duplicate_message", "identity", "a message from rank 0, tag 32630 (0 bytes) is still queued after the check"},
-    {defect::any_tag_lowest, "any_tag_lowest", "tag_matching", "recv(1, any_tag) took {tag 0, message 5}; the earliest left was {tag 5, message 0}"},
+    {defect::any_tag_lowest, "any_tag_lowest", "tag_matching", "recv(1, any_tag) took {tag "},
     {defect::any_source_latest, "any_source_latest", "non_overtaking", "iprobe(any_source) of three messages this rank sent itself: status {source"},
     {defect::named_before_wildcard, "named_before_wildcard", "wildcard_posted_order", "irecv(any_source, 7), took message 2"},
     {defect::eager_overtakes, "eager_overtakes", "non_overtaking", "arrived as number"},
