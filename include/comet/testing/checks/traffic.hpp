@@ -75,6 +75,7 @@ struct round {
     std::vector<message> messages;               ///< in each sender's order of isends
     std::vector<std::vector<receive>> receives;  ///< per rank, in posting order
     std::vector<bool> posted_first;              ///< per rank: receives posted before its sends
+    std::vector<bool> mixed;                     ///< per rank (not posted_first): half its receives posted before its sends
     std::vector<bool> late;                      ///< per rank: spins 200 µs before its sends
 };
 
@@ -94,10 +95,12 @@ inline round draw(int p, int k, std::uint64_t base) {
     r.receives.resize(P);
     r.posted_first.resize(P);
     r.late.resize(P);
+    r.mixed.resize(P);
     for (std::size_t i = 0; i < P; ++i) r.posted_first[i] = d.percent(50), r.late[i] = d.percent(30);
+    for (std::size_t i = 0; i < P; ++i) r.mixed[i] = !r.posted_first[i] && d.percent(40);
     // A third of the rounds have a hot rank every rank sends all it may: a deep queue.
     const int hot = d.percent(35) ? d.below(p) : -1;
-    if (hot >= 0) r.posted_first[static_cast<std::size_t>(hot)] = false;
+    if (hot >= 0) r.posted_first[static_cast<std::size_t>(hot)] = false, r.mixed[static_cast<std::size_t>(hot)] = false;
     // A few tags per round, so that tags repeat within a stream and across streams.
     // Half the rounds have two tags one bit apart (a transport that drops or folds a bit of
     // the tag matches one with the other).
@@ -217,11 +220,14 @@ void random_traffic(const Runner& run, const limits& l) {
             // freed, so that a transport still writing or reading them fails no worse than the check.
             try {
                 std::vector<request> recvs(mine.size());
-                const auto post = [&] {
-                    for (std::size_t i = 0; i < mine.size(); ++i)
-                        recvs[i] = s.call("irecv", [&] { return t.irecv(mine[i].source, mine[i].tag, mutable_bytes(in[i])); });
+                std::size_t posted = 0;
+                const auto post = [&](std::size_t upto) {
+                    for (; posted < upto; ++posted)
+                        recvs[posted] = s.call("irecv", [&] { return t.irecv(mine[posted].source, mine[posted].tag, mutable_bytes(in[posted])); });
                 };
-                if (r.posted_first[static_cast<std::size_t>(me)]) post();
+                const bool mixed = r.mixed[static_cast<std::size_t>(me)];
+                if (r.posted_first[static_cast<std::size_t>(me)]) post(mine.size());
+                if (mixed) post(mine.size() / 2);
                 // Send side.
                 if (r.late[static_cast<std::size_t>(me)]) {
                     const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
@@ -238,7 +244,18 @@ void random_traffic(const Runner& run, const limits& l) {
                     }
                 // Receives after the messages are queued: wait for the first of each tag of each
                 // stream; then iprobe must report each source's and each tag's earliest.
-                if (!r.posted_first[static_cast<std::size_t>(me)]) {
+                // Half posted, half not: the rest are posted after a while, progress() called
+                // in between must leave a queued message for its own receive.
+                if (mixed) {
+                    s.for_a_while(std::chrono::milliseconds(1), [&] {
+                        if constexpr (progress_transport<std::remove_cvref_t<decltype(t)>>)
+                            s.call("progress", [&] { t.progress(); });
+                        else
+                            (void)s.iprobe(t, any_source, 6);
+                    });
+                    post(mine.size());
+                }
+                if (!r.posted_first[static_cast<std::size_t>(me)] && !mixed) {
                     for (int src = 0; src < p; ++src) {
                         std::vector<int> seen;
                         std::optional<std::size_t> first;
@@ -259,38 +276,38 @@ void random_traffic(const Runner& run, const limits& l) {
                         }
                     }
                     // progress() keeps what has arrived as it was; any_source sees each sender's
-                // earliest of a tag nobody else sends here (and, on rank 0 with one sender, its
-                // earliest of all).
-                if constexpr (progress_transport<std::remove_cvref_t<decltype(t)>>)
-                    for (int n = d.below(4); n > 0; --n) s.call("progress", [&] { t.progress(); });
-                std::vector<int> senders;
-                for (const auto& m : r.messages)
-                    if (m.dest == me && std::find(senders.begin(), senders.end(), m.source) == senders.end()) senders.push_back(m.source);
-                for (const auto& m : r.messages) {
-                    if (m.dest != me) continue;
-                    const auto first_of_tag = std::find_if(r.messages.begin(), r.messages.end(), [&](const auto& x) { return x.dest == me && x.tag == m.tag; });
-                    const bool one_sender = std::none_of(r.messages.begin(), r.messages.end(),
-                                                         [&](const auto& x) { return x.dest == me && x.tag == m.tag && x.source != m.source; });
-                    if (&*first_of_tag != &m || !one_sender) continue;
-                    const auto st = s.iprobe(t, any_source, m.tag);
-                    s.expect(st.has_value(), "iprobe", traffic::spec(any_source, m.tag), " found nothing with a message of rank ", m.source,
-                             " of that tag queued, ", where());
-                    s.expect_status(*st, m.source, m.tag, m.size, "iprobe" + traffic::spec(any_source, m.tag) + ", only rank " +
-                                                                      std::to_string(m.source) + " sending that tag, " + where());
-                }
-                if (me == 0 && senders.size() == 1) {
-                    const auto& m = *std::find_if(r.messages.begin(), r.messages.end(), [&](const auto& x) { return x.dest == me; });
-                    const auto st = s.iprobe(t, any_source, any_tag);
-                    s.expect(st.has_value(), "iprobe(any_source, any_tag) found nothing with messages queued, ", where());
-                    s.expect_status(*st, m.source, m.tag, m.size, "iprobe(any_source, any_tag), one sender, " + where());
-                }
-                // A tag nobody sent this round: nothing, from anyone.
+                    // earliest of a tag nobody else sends here (and, on rank 0 with one sender, its
+                    // earliest of all).
+                    if constexpr (progress_transport<std::remove_cvref_t<decltype(t)>>)
+                        for (int n = d.below(4); n > 0; --n) s.call("progress", [&] { t.progress(); });
+                    std::vector<int> senders;
+                    for (const auto& m : r.messages)
+                        if (m.dest == me && std::find(senders.begin(), senders.end(), m.source) == senders.end()) senders.push_back(m.source);
+                    for (const auto& m : r.messages) {
+                        if (m.dest != me) continue;
+                        const auto first_of_tag = std::find_if(r.messages.begin(), r.messages.end(), [&](const auto& x) { return x.dest == me && x.tag == m.tag; });
+                        const bool one_sender = std::none_of(r.messages.begin(), r.messages.end(),
+                                                             [&](const auto& x) { return x.dest == me && x.tag == m.tag && x.source != m.source; });
+                        if (&*first_of_tag != &m || !one_sender) continue;
+                        const auto st = s.iprobe(t, any_source, m.tag);
+                        s.expect(st.has_value(), "iprobe", traffic::spec(any_source, m.tag), " found nothing with a message of rank ", m.source,
+                                 " of that tag queued, ", where());
+                        s.expect_status(*st, m.source, m.tag, m.size, "iprobe" + traffic::spec(any_source, m.tag) + ", only rank " +
+                                                                          std::to_string(m.source) + " sending that tag, " + where());
+                    }
+                    if (me == 0 && senders.size() == 1) {
+                        const auto& m = *std::find_if(r.messages.begin(), r.messages.end(), [&](const auto& x) { return x.dest == me; });
+                        const auto st = s.iprobe(t, any_source, any_tag);
+                        s.expect(st.has_value(), "iprobe(any_source, any_tag) found nothing with messages queued, ", where());
+                        s.expect_status(*st, m.source, m.tag, m.size, "iprobe(any_source, any_tag), one sender, " + where());
+                    }
+                    // A tag nobody sent this round: nothing, from anyone.
                     int unused = 6 + d.below(900);
                     while (std::any_of(r.messages.begin(), r.messages.end(), [&](const auto& m) { return m.tag == unused; })) ++unused;
                     if (const auto st = s.iprobe(t, any_source, unused))
                         s.fail("iprobe", traffic::spec(any_source, unused), " reported {source ", st->source, ", tag ", st->tag, ", size ", st->size,
                                "}; nobody sent that tag, ", where());
-                    post();
+                    post(mine.size());
                 }
                 // Every message of the round for this rank has a receive posted now, so iprobe finds
                 // none of them (one a posted receive has taken is not queued).
