@@ -569,7 +569,7 @@ void random_operations(const Runner& run, const limits& l) {
                     const std::size_t n1 = d.percent(50) ? d.pick(traffic::length_pool) : static_cast<std::size_t>(d.below(1 << 16));
                     const std::size_t n2 = d.percent(30) ? 0 : d.pick(traffic::length_pool);
                     const int tag = std::min(d.percent(70) ? d.below(1000) : d.pick(traffic::tag_pool), first_reserved_tag + 500);
-                    const int form = d.below(9);
+                    const int form = d.below(12);
                     const int shift = 1 + d.below(std::max(1, p - 1));
                     // Drawn here, by every rank alike, whether or not this rank uses them.
                     const int slot1 = d.below(2), slot2 = 2 + d.below(2), polls = 1 + d.below(50);
@@ -686,6 +686,56 @@ void random_operations(const Runner& run, const limits& l) {
                                                 "the isend's message, sent before a bsend of the same tag" + pair);
                                 f.expect_status(s.recv(t, peer, tag, mutable_bytes(in.data(), n2)), peer, tag, n2, "the bsend's message" + pair);
                                 f.expect_pattern(std::span(in.data(), n2), n2, seed2, "the bsend's message" + pair);
+                            }
+                        }
+                    } else if (form == 9) {  // wait_all over many requests
+                        const int many = 60 + static_cast<int>(n2 % 80);
+                        std::vector<std::vector<std::byte>> ms;
+                        std::vector<request> rs;
+                        for (int i = 0; i < many; ++i) ms.push_back(detail::pattern(static_cast<std::size_t>(i % 17), seed1 + static_cast<std::uint32_t>(i)));
+                        std::vector<std::vector<std::byte>> got(static_cast<std::size_t>(many), std::vector<std::byte>(17, traffic::untouched));
+                        for (int i = 0; i < many; ++i)
+                            rs.push_back(first ? s.call("isend", [&] { return t.isend(peer, tag, const_bytes(ms[static_cast<std::size_t>(i)])); })
+                                               : s.call("irecv", [&] { return t.irecv(peer, tag, mutable_bytes(got[static_cast<std::size_t>(i)])); }));
+                        s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<request>(rs)); });
+                        for (int i = 0; i < many; ++i) {
+                            const auto st = s.call("test", [&] { return t.test(rs[static_cast<std::size_t>(i)]); });
+                            f.expect(st && *st == status{}, "request ", i + 1, " of ", many, " was not complete after wait_all", pair);
+                            if (!first)
+                                f.expect_pattern(got[static_cast<std::size_t>(i)], static_cast<std::size_t>(i % 17), seed1 + static_cast<std::uint32_t>(i),
+                                                 comet::detail::concat("message ", i + 1, " of ", many, " completed by one wait_all", pair));
+                        }
+                    } else if (form == 10) {  // recv(any_source, tag) past an earlier message of another tag
+                        const int named = std::min(tag, first_reserved_tag - 2);  // no collective's own tag
+                        if (first) {
+                            const auto m1 = detail::pattern(n1, seed1), m2 = detail::pattern(n2, seed2);
+                            auto r1 = s.call("isend", [&] { return t.isend(peer, named + 1, const_bytes(m1)); });
+                            auto r2 = s.call("isend", [&] { return t.isend(peer, named, const_bytes(m2)); });
+                            s.wait_send(t, r1, peer, named + 1);
+                            s.wait_send(t, r2, peer, named);
+                        } else {
+                            s.probe(t, peer, named + 1);
+                            f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, any_source, named, mutable_bytes(in.data(), n2)); }), peer, named,
+                                            n2, "recv(any_source, " + std::to_string(named) + ") with a message of tag " + std::to_string(named + 1) +
+                                                    " from the same rank queued before" + pair);
+                            f.expect_pattern(std::span(in.data(), n2), n2, seed2, "recv(any_source, tag)" + pair);
+                            f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, named + 1, mutable_bytes(in.data(), n1)); }), peer,
+                                            named + 1, n1, "recv of the earlier message" + pair);
+                        }
+                    } else if (form == 11) {  // issend to oneself; an issend matched by a receive too small
+                        if constexpr (synchronous_send_transport<T>) {
+                            const auto m1 = detail::pattern(n1, seed1);
+                            auto r = s.call("issend", [&] { return t.issend(me, tag, const_bytes(m1)); });
+                            f.expect_status(s.recv(t, me, tag, mutable_bytes(in.data(), n1)), me, tag, n1, "a message this rank issent itself" + pair);
+                            f.expect_status(s.wait_send(t, r, me, tag), me, tag, n1, "an issend to oneself, once received" + pair);
+                            const auto big = detail::pattern(n1 + 1, seed2);
+                            if (first) {
+                                auto rb = s.call("issend", [&] { return t.issend(peer, tag, const_bytes(big)); });
+                                f.expect_status(s.wait_send(t, rb, peer, tag), peer, tag, n1 + 1, "an issend whose receive was too small" + pair);
+                            } else {
+                                auto rr = s.call("irecv", [&] { return t.irecv(peer, tag, mutable_bytes(in.data(), n1)); });
+                                s.expect_throw<truncation_error>([&] { s.wait_recv(t, rr, peer, tag); }, {std::to_string(n1 + 1)},
+                                                                 "an issend's message into a receive too small");
                             }
                         }
                     } else {  // form 7: rsend into a posted receive, or progress before test
