@@ -73,6 +73,7 @@ enum class defect {
     isend_to_any_source,    ///< isend takes any_source as a destination (and sends to rank 0)
     bsend_borrows,          ///< bsend of a large message, with 8 of its messages unreceived there, keeps the caller's buffer
     search_window,          ///< a receive or probe looks at the first 20 queued messages only
+    duplicate_at_1000,      ///< the 1000th small message from rank 0 to rank 1 of a run is delivered twice (a window's end)
     // The full model's native operations (mutants::full_transport)
     recv_ignores_source,    ///< native recv takes the earliest message of its tag from anyone
     send_returns_early,     ///< native send of a large message returns before the message was taken
@@ -86,6 +87,7 @@ enum class defect {
     irsend_any_source_lost, ///< a ready send into a posted any_source receive is lost
     clock_global_offset,    ///< clock_is_global() says yes, but rank r's clock is r ms ahead
     broadcast_cached,       ///< native broadcast skips a repeat of its last call (same root, buffer and size)
+    rsend_matches_by_tag,   ///< a ready message goes into the first posted receive of its tag, whatever source it names
 };
 
 inline constexpr std::size_t eager_limit = 256;
@@ -170,7 +172,9 @@ public:
                 op->done = true;
                 return request(op);
             }
-            if (is(defect::duplicate_message) && !msg.sender && ++to.small_from_0 == 3) arrive(dest, msg);
+            if ((is(defect::duplicate_message) || is(defect::duplicate_at_1000)) && !msg.sender &&
+                ++to.small_from_0 == (is(defect::duplicate_message) ? 3 : 1000))
+                arrive(dest, msg);
         }
         if (rank_ == 1 && dest == 0 && is(defect::lose_late_message) && ++to.from_1 == 300) {
             op->done = true;
@@ -319,7 +323,8 @@ private:
         ++w_.unreceived_from[static_cast<std::size_t>(dest * size() + m.source)];
         auto r = to.posted.end();
         for (auto it = to.posted.begin(); it != to.posted.end(); ++it)
-            if ((it->source == comet::any_source || it->source == m.source) && tags_match(it->tag, m.tag)) {
+            if ((it->source == comet::any_source || it->source == m.source || (m.ready && is(defect::rsend_matches_by_tag))) &&
+                tags_match(it->tag, m.tag)) {
                 if (is(defect::irsend_any_source_lost) && m.ready && it->source == comet::any_source) return;
                 const bool wild = it->source == comet::any_source || it->tag == comet::any_tag;
                 if (is(defect::named_before_wildcard) && wild) {

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 namespace conformance_test {
 
@@ -28,7 +29,7 @@ struct mutant {
     defect broken;
     const char* name;
     const char* check;  ///< the check that must catch it (the first of `all` to fail)
-    const char* says;   ///< words its failure must contain
+    const char* says;   ///< words its failure must contain (alternatives apart by " | ")
     bool bsend = false; ///< the base with its buffered send
     bool full = false;  ///< the full model (native operations)
 };
@@ -62,9 +63,13 @@ const mutant table[] = {
     {defect::iprobe_misses_self, "iprobe_misses_self", "non_overtaking", "waited 2 s for iprobe to see a message from rank"},
     {defect::iprobe_sees_matched, "iprobe_sees_matched", "probe", "iprobe(0, 33) reported the message a receive posted before it was sent has taken"},
     {defect::posted_truncation_silent, "posted_truncation_silent", "receive_buffer_sizes", "a message longer than the buffer of a posted receive: no error was raised"},
-    {defect::now_cpu_time, "now_cpu_time", "time_and_compute", "now() advanced"},
+    // A CPU-time clock shows as one that does not follow the host, or, when a loaded machine
+    // leaves the rank under 10 ms of the 50 it computed (a virtual clock may stand still), as a
+    // compute that took no time.
+    {defect::now_cpu_time, "now_cpu_time", "time_and_compute", "now() advanced | compute(busy 5 ms) took"},
     {defect::isend_to_any_source, "isend_to_any_source", "bad_arguments", "isend to any_source (a receive's wildcard, not a rank): no error was raised"},
     {defect::search_window, "search_window", "random_traffic", "waited 2 s for"},
+    {defect::duplicate_at_1000, "duplicate_at_1000", "exactly_once", "of a stream of 2100 on one tag arrived as number"},
     {defect::bsend_borrows, "bsend_borrows", "bsend_promise", "a message both ranks bsent before receiving: byte 0 of 5000 differs", true},
     {defect::recv_ignores_source, "recv_ignores_source", "blocking_round_trip", "with a message of the same tag from this rank queued before: status {source", false, true},
     {defect::send_returns_early, "send_returns_early", "blocking_round_trip", "bytes differ from what was sent", false, true},
@@ -78,6 +83,7 @@ const mutant table[] = {
     {defect::irsend_any_source_lost, "irsend_any_source_lost", "capabilities", "waited 2 s for a message from rank", false, true},
     {defect::clock_global_offset, "clock_global_offset", "barrier_waits_for_everyone", "before the last arrived at", false, true},
     {defect::broadcast_cached, "broadcast_cached", "random_operations", "gave other bytes", false, true},
+    {defect::rsend_matches_by_tag, "rsend_matches_by_tag", "random_operations", "naming another source", false, true},
 };
 
 template <bool Bsend, bool Full = false>
@@ -112,8 +118,22 @@ BOOST_AUTO_TEST_CASE(the_base_transport_passes_every_check) {
     BOOST_TEST(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 90.0);
 }
 
+namespace {
+/// Whether `what` contains one of the alternatives of `says` (apart by " | ").
+bool says_one_of(const std::string& what, std::string_view says) {
+    for (std::size_t from = 0;;) {
+        const std::size_t bar = says.find(" | ", from);
+        if (what.find(says.substr(from, bar == std::string_view::npos ? bar : bar - from)) != std::string::npos) return true;
+        if (bar == std::string_view::npos) return false;
+        from = bar + 3;
+    }
+}
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(each_mutant_is_caught_by_the_check_of_its_rule) {
     for (const mutant& m : table) {
+        // Said before it runs: a mutant the watchdog ends takes the process with it.
+        BOOST_TEST_MESSAGE("mutant " << m.name);
         BOOST_TEST_CONTEXT("mutant " << m.name) {
             const auto start = std::chrono::steady_clock::now();
             const std::string what = m.full ? failure_of<false, true>(m.broken) : m.bsend ? failure_of<true>(m.broken) : failure_of<false>(m.broken);
@@ -121,7 +141,7 @@ BOOST_AUTO_TEST_CASE(each_mutant_is_caught_by_the_check_of_its_rule) {
             BOOST_TEST_INFO("failure: " << what);
             BOOST_TEST(what.find(std::string(": ") + m.check + ": ") != std::string::npos, "caught by " << m.check);
             BOOST_TEST_INFO("failure: " << what);
-            BOOST_TEST(what.find(m.says) != std::string::npos, "the failure says \"" << m.says << '"');
+            BOOST_TEST(says_one_of(what, m.says), "the failure says \"" << m.says << '"');
             // At most one deadline waited out by each rank, plus the checks before it (bounded,
             // not fast: the checks before the random rounds take seconds on a loaded machine).
             BOOST_TEST(took < 30.0);

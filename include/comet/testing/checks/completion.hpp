@@ -250,8 +250,10 @@ void progress(const Runner& run, const limits& l) {
 }
 
 /// Every message is delivered exactly once: 300 messages each way on five tags, of sizes from
-/// 0 to 2 KB, received by (source, tag) in the order sent; a lost one runs into the deadline,
-/// one delivered twice is still queued when the check ends.
+/// 0 to 2 KB, received by (source, tag) in the order sent; then a stream of 2,100 small messages
+/// each way on one tag, past the end of any acknowledgement or sequence window of up to 2,100
+/// messages. A lost one runs into the deadline, one delivered twice is still queued when the
+/// check ends (or is taken by the next receive, whose number then repeats).
 template <class Runner>
 void exactly_once(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "exactly_once", l, [](auto& t, session& s) {
@@ -278,6 +280,19 @@ void exactly_once(const Runner& run, const limits& l) {
                      detail::number_of(in), " (", st.size, " bytes)");
         }
         detail::wait_sends(t, s, rs, peer, tag_of);
+        const std::size_t stream = 2100;
+        const auto stream_tag = [](std::size_t) { return 6; };
+        const auto small = [](std::size_t i) { return 4 + i % 5; };
+        m.clear();
+        rs.clear();
+        for (std::size_t i = 0; i < stream; ++i) m.push_back(detail::numbered(small(i), static_cast<std::uint32_t>(i), 91));
+        for (std::size_t i = 0; i < stream; ++i) rs.push_back(s.call("isend", [&] { return t.isend(peer, 6, const_bytes(m[i])); }));
+        for (std::size_t i = 0; i < stream; ++i) {
+            const status st = s.recv(t, peer, 6, in);
+            s.expect(detail::number_of(in) == i && st.size == small(i), "message ", i + 1, " of a stream of ", stream,
+                     " on one tag arrived as number ", detail::number_of(in) + 1, " (", st.size, " bytes, expected ", small(i), ")");
+        }
+        detail::wait_sends(t, s, rs, peer, stream_tag);
     });
 }
 

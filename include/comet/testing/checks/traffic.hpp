@@ -569,7 +569,7 @@ void random_operations(const Runner& run, const limits& l) {
                     const std::size_t n1 = d.percent(50) ? d.pick(traffic::length_pool) : static_cast<std::size_t>(d.below(1 << 16));
                     const std::size_t n2 = d.percent(30) ? 0 : d.pick(traffic::length_pool);
                     const int tag = std::min(d.percent(70) ? d.below(1000) : d.pick(traffic::tag_pool), first_reserved_tag + 500);
-                    const int form = d.below(12);
+                    const int form = d.below(14);
                     const int shift = 1 + d.below(std::max(1, p - 1));
                     // Drawn here, by every rank alike, whether or not this rank uses them.
                     const int slot1 = d.below(2), slot2 = 2 + d.below(2), polls = 1 + d.below(50);
@@ -585,6 +585,13 @@ void random_operations(const Runner& run, const limits& l) {
                         }
                         continue;
                     }
+                    // rsend where the type has it, else a standard send.
+                    const auto ready_send = [&](int to, int tg, const_bytes m) {
+                        if constexpr (ready_send_transport<T>)
+                            s.call("rsend", [&] { t.rsend(to, tg, m); });
+                        else
+                            s.send(t, to, tg, m);
+                    };
                     const auto at = std::find(order.begin(), order.end(), me) - order.begin();
                     if (static_cast<std::size_t>(at ^ 1) >= order.size()) continue;  // the odd one out
                     const int peer = order[static_cast<std::size_t>(at ^ 1)];
@@ -738,14 +745,70 @@ void random_operations(const Runner& run, const limits& l) {
                                                                  "an issend's message into a receive too small");
                             }
                         }
+                    } else if (form == 12) {  // a ready message past an earlier posted receive naming another source
+                        const auto m1 = detail::pattern(n1, seed1), m2 = detail::pattern(n2, seed2);
+                        if (first) {
+                            s.recv(t, peer, tag + 1, mutable_bytes{});  // "posted"
+                            ready_send(peer, tag, m1);
+                            std::byte again{};
+                            s.recv(t, peer, tag + 2, mutable_bytes(&again, 1));
+                            if (again == std::byte{1}) s.send(t, peer, tag, m1);  // the receive it was for still waits
+                        } else {
+                            // Posted first: a receive of the same tag naming this rank itself (room
+                            // for any message: one that took the ready one must not raise).
+                            auto own = s.call("irecv", [&] { return t.irecv(me, tag, mutable_bytes(in2)); });
+                            auto r = s.call("irecv", [&] { return t.irecv(peer, tag, mutable_bytes(in.data(), n1)); });
+                            s.send(t, peer, tag + 1, const_bytes{});
+                            // Whichever completes first: a receive that took the wrong message
+                            // is a failure of this round, and the ranks go on together.
+                            const auto [which, st] = s.until(
+                                [&]() -> std::optional<std::pair<int, status>> {
+                                    if (auto x = s.call("test", [&] { return t.test(r); })) return std::pair{0, *x};
+                                    if (auto x = s.call("test", [&] { return t.test(own); })) return std::pair{1, *x};
+                                    return std::nullopt;
+                                },
+                                [&] { return comet::detail::concat("a ready message from rank ", peer, ", tag ", tag, pair); });
+                            f.expect(which == 0, "a receive from rank ", me, " (itself), tag ", tag, " completed before rank ", me,
+                                     " sent anything, with status {source ", st.source, ", tag ", st.tag, ", size ", st.size,
+                                     "}: a ready message went into a receive naming another source", pair);
+                            const std::byte again{static_cast<unsigned char>(which)};
+                            s.send(t, peer, tag + 2, const_bytes(&again, 1));
+                            if (which == 1) {
+                                s.wait_recv(t, r, peer, tag);  // sent again, so that the ranks go on together
+                            } else {
+                                f.expect_status(st, peer, tag, n1, "a ready message, with a receive of its tag naming another source posted before its own" + pair);
+                                f.expect_pattern(std::span(in.data(), n1), n1, seed1, "a ready message past a receive naming another source" + pair);
+                                auto mine = s.call("isend", [&] { return t.isend(me, tag, const_bytes(m2)); });
+                                f.expect_status(s.wait_recv(t, own, me, tag), me, tag, n2, "a message to oneself into the receive posted first" + pair);
+                                s.wait_send(t, mine, me, tag);
+                            }
+                        }
+                    } else if (form == 13) {  // progress() with a message of another tag queued and a receive posted
+                        const int named = std::min(tag, first_reserved_tag - 3);  // no collective's own tag
+                        const auto m1 = detail::pattern(n1, seed1), m2 = detail::pattern(n2, seed2);
+                        if (first) {
+                            auto r1 = s.call("isend", [&] { return t.isend(peer, named + 1, const_bytes(m1)); });
+                            s.recv(t, peer, named + 2, mutable_bytes{});  // "posted, and progressed"
+                            s.send(t, peer, named, m2);
+                            s.wait_send(t, r1, peer, named + 1);
+                        } else {
+                            s.probe(t, peer, named + 1);
+                            auto r = s.call("irecv", [&] { return t.irecv(peer, named, mutable_bytes(in.data(), n2)); });
+                            if constexpr (progress_transport<T>)
+                                for (int x = polls; x > 0; --x) s.call("progress", [&] { t.progress(); });
+                            f.expect(!s.call("test", [&] { return t.test(r); }).has_value(), "a receive of tag ", named, " from rank ", peer,
+                                     " completed before any message of that tag was sent (one of tag ", named + 1, " was queued)", pair);
+                            s.send(t, peer, named + 2, const_bytes{});
+                            f.expect_status(s.wait_recv(t, r, peer, named), peer, named, n2, "a receive posted beside a queued message of another tag" + pair);
+                            f.expect_pattern(std::span(in.data(), n2), n2, seed2, "a receive posted beside a queued message of another tag" + pair);
+                            f.expect_status(s.recv(t, peer, named + 1, mutable_bytes(in.data(), n1)), peer, named + 1, n1, "the queued message" + pair);
+                            f.expect_pattern(std::span(in.data(), n1), n1, seed1, "the queued message" + pair);
+                        }
                     } else {  // form 7: rsend into a posted receive, or progress before test
                         const auto m1 = detail::pattern(n1, seed1);
                         if (first) {
                             s.recv(t, peer, tag + 1, mutable_bytes{});  // "posted"
-                            if constexpr (ready_send_transport<T>)
-                                s.call("rsend", [&] { t.rsend(peer, tag, m1); });
-                            else
-                                s.send(t, peer, tag, m1);
+                            ready_send(peer, tag, m1);
                         } else {
                             auto r = s.call("irecv", [&] { return t.irecv(peer, tag, mutable_bytes(in.data(), n1)); });
                             s.send(t, peer, tag + 1, const_bytes{});
