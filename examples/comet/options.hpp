@@ -192,7 +192,7 @@ inline settings parse_command_line(int argc, char** argv) {
         "dilation", po::value<std::string>(), "ring, rc, mesh: time-dilation factors, each >= 1 (default 1,2,4,8,16)")(
         "setting", po::value<std::string>(), "ring, rc, mesh: cm (communication intensive), cp (computation intensive) (default cm,cp)")(
         "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt")(
-        "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see the README)")(
+        "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see docs/transports.md)")(
         "noise", po::value<std::vector<std::string>>(),
         "threads, ipsc860, ipsc1: detours (OS noise) on chosen ranks, repeatable: length=1ms,share=0.01[,ranks=1+3][,seed=7]"
         "[,periodic][,aligned] (random times by default; all ranks when ranks is not given)");

@@ -10,6 +10,7 @@
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
 #include <comet/core/work.hpp>
+#include <comet/version.hpp>
 
 #include <comet/algorithms/collectives.hpp>
 #include <comet/algorithms/point_to_point.hpp>
@@ -68,3 +69,6 @@
 #include <comet/report/table.hpp>
 #include <comet/report/thesis.hpp>
 #include <comet/report/thesis_plots.hpp>
+
+// The 0.1 names that moved, for one release (CHANGELOG.md).
+#include <comet/deprecated.hpp>

@@ -8,11 +8,11 @@
 #   -DCONFIGURE_ERROR=<regex> (optional): the configure must fail, its output matching the
 #     regex, and nothing is built
 #   -DFILES=<files that must exist, ,-separated> (optional: checked before anything else)
-#   -DREADME=<file> (optional): PROJECT is not a folder of this tree but a name, and the
-#     project's files are the README's code blocks marked for it, copied verbatim into
-#     <WORK>-src; in the README, the line before the block's opening fence says
+#   -DDOCUMENT=<file> (optional): PROJECT is not a folder of this tree but a name, and the
+#     project's files are the document's code blocks marked for it, copied verbatim into
+#     <WORK>-src; in the document, the line before the block's opening fence says
 #       <!-- test/consumer: <PROJECT>/<file name> -->
-#     so the test fails when the README's snippet stops compiling, linking or passing.
+#     so the test fails when the document's snippet stops compiling, linking or passing.
 cmake_minimum_required(VERSION 3.21)  # a script's policies: while(TRUE) and if(TRUE) as today's CMake reads them
 if(INSTALL_FROM)
   file(REMOVE_RECURSE ${PREFIX})
@@ -31,8 +31,8 @@ foreach(f ${FILES})
   endif()
 endforeach()
 
-if(README)
-  file(READ ${README} text)
+if(DOCUMENT)
+  file(READ ${DOCUMENT} text)
   set(source ${WORK}-src)
   file(REMOVE_RECURSE ${source})
   set(marker "<!-- test/consumer: ${PROJECT}/")
@@ -48,7 +48,7 @@ if(README)
     # The file name, up to " -->"; then the fenced block that opens on the next line.
     string(FIND "${text}" " -->\n```" name_end)
     if(name_end EQUAL -1)
-      message(FATAL_ERROR "${README}: a '${marker}' line must end with ' -->' and be followed by a ``` fence")
+      message(FATAL_ERROR "${DOCUMENT}: a '${marker}' line must end with ' -->' and be followed by a ``` fence")
     endif()
     string(SUBSTRING "${text}" 0 ${name_end} name)
     string(SUBSTRING "${text}" ${name_end} -1 text)
@@ -60,7 +60,7 @@ if(README)
     string(SUBSTRING "${text}" ${line_end} -1 text)
     string(FIND "${text}" "\n```" block_end)          # the closing fence
     if(block_end EQUAL -1)
-      message(FATAL_ERROR "${README}: the block of ${PROJECT}/${name} has no closing fence")
+      message(FATAL_ERROR "${DOCUMENT}: the block of ${PROJECT}/${name} has no closing fence")
     endif()
     math(EXPR block_end "${block_end} + 1")
     string(SUBSTRING "${text}" 0 ${block_end} block)
@@ -69,9 +69,9 @@ if(README)
     list(APPEND found ${name})
   endwhile()
   if(NOT found)
-    message(FATAL_ERROR "${README} has no code block marked '${marker}...'")
+    message(FATAL_ERROR "${DOCUMENT} has no code block marked '${marker}...'")
   endif()
-  message(STATUS "from ${README}: ${found}")
+  message(STATUS "from ${DOCUMENT}: ${found}")
   set(PROJECT ${source})
 endif()
 

@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(table_ii_on_the_ipsc1) {
     // barely change, and neither does CP-RC (table II). CM-RC is not asserted: with each datum
     // costing what table A5 says it cost (rc.hpp) it speeds up 1.22 times, above the 1.2 that
     // "little speedup" is held to here, because the model's NX/1 overhead is twice the seed's at
-    // D = 1 and all of it shrinks with D (README, NIST section).
+    // D = 1 and all of it shrinks with D (docs/nist.md).
     nist::study_config c;
     c.dilations = {1, 16};
     for (auto app : {nist::application::ring, nist::application::rc, nist::application::mesh}) {

@@ -843,7 +843,8 @@ BOOST_AUTO_TEST_CASE(make_context_fills_the_machine_facts) {
     const auto c = comet::make_context("threads", 4);
     BOOST_TEST(c.transport == "threads");
     BOOST_TEST(c.nodes == 4);
-    BOOST_TEST(c.comet_version == "0.1.0");
+    BOOST_TEST(c.comet_version == COMET_VERSION_STRING);
+    BOOST_TEST(c.comet_version == std::to_string(COMET_VERSION_MAJOR) + "." + std::to_string(COMET_VERSION_MINOR) + "." + std::to_string(COMET_VERSION_PATCH));
     BOOST_TEST(!c.host.empty());
     BOOST_TEST(!c.compiler.empty());
     BOOST_TEST(c.command_line.empty());

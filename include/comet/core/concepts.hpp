@@ -18,7 +18,7 @@
 // the reductions, gather, alltoall, compute, clock_is_global, abort) is an operation in
 // `comet/ops/`: the transport's own member when it has one (`native`), a portable algorithm
 // over this core otherwise (`portable`). `comet/testing/conformance.hpp` checks that a type
-// behaves, a check per rule below (README, "Check your own transport", lists them);
+// behaves, a check per rule below (docs/conformance.md lists them);
 // `comet/transport/adaptor.hpp` is the base a decorator derives from.
 //
 // Semantics every model must honour (MPI's point-to-point rules, which CoMet's macros and

@@ -17,6 +17,7 @@
 
 #include <comet/core/concepts.hpp>
 #include <comet/ops/ops.hpp>
+#include <comet/version.hpp>
 
 #include <algorithm>
 #include <array>
@@ -123,8 +124,8 @@ inline constexpr double loaded_per_core = 0.75;
 
 namespace detail {
 
-/// comet's version, as written into every report (the project() version in CMakeLists.txt).
-inline constexpr const char* comet_version = "0.1.0";
+/// comet's version, as written into every report (comet/version.hpp).
+inline constexpr const char* comet_version = comet::version;
 
 inline std::string host_name() {
 #ifdef COMET_HAS_GETHOSTNAME
