@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -74,6 +75,9 @@ enum class defect {
     bsend_borrows,          ///< bsend of a large message, with 8 of its messages unreceived there, keeps the caller's buffer
     search_window,          ///< a receive or probe looks at the first 20 queued messages only
     duplicate_at_1000,      ///< the 1000th small message from rank 0 to rank 1 of a run is delivered twice (a window's end)
+    iprobe_blind_posted,    ///< while the rank has a receive posted, iprobe reports nothing
+    iprobe_tag_cleared,     ///< a named-tag iprobe finds nothing once a message of that tag was received, until another arrives
+    moved_request_repeats,  ///< a completed request, once moved, reports its status again
     // The full model's native operations (mutants::full_transport)
     recv_ignores_source,    ///< native recv takes the earliest message of its tag from anyone
     send_returns_early,     ///< native send of a large message returns before the message was taken
@@ -88,6 +92,12 @@ enum class defect {
     clock_global_offset,    ///< clock_is_global() says yes, but rank r's clock is r ms ahead
     broadcast_cached,       ///< native broadcast skips a repeat of its last call (same root, buffer and size)
     rsend_matches_by_tag,   ///< a ready message goes into the first posted receive of its tag, whatever source it names
+    recv_retry_truncation,  ///< native recv, on truncation_error, receives again (the longer message lost)
+    rsend_any_tag_lost,     ///< a ready send passes over a posted any_tag receive (and waits there unmatched)
+    sendrecv_recv_tag_send, ///< native sendrecv with recv_tag any_tag receives with its send tag instead
+    barrier_first_five,     ///< native barrier in groups over 4: ranks 0-4 wait for each other, the rest return at once
+    allreduce_min_float_max,///< native allreduce_min starts from FLT_MAX (values above it come out as FLT_MAX)
+    reduce_max_as_float,    ///< native reduce_max compares as floats, keeping the first of values a float cannot tell apart
 };
 
 inline constexpr std::size_t eager_limit = 256;
@@ -127,6 +137,7 @@ struct world {
         std::vector<match> to_copy;  ///< large messages matched, copied at the receiver's next call
         std::vector<std::pair<std::shared_ptr<operation>, comet::status>> shown;  ///< iprobe_sees_matched
         int small_from_0 = 0, from_1 = 0;
+        std::vector<int> cleared;  ///< iprobe_tag_cleared: tags received since one last arrived
     };
 
     world(int n, defect d) : ranks(n), broken(d), boxes(static_cast<std::size_t>(n)) {}
@@ -143,8 +154,21 @@ public:
     class request {
     public:
         request() = default;
-        explicit request(std::shared_ptr<operation> op) : op_(std::move(op)) {}
-        std::shared_ptr<operation> op_;
+        explicit request(std::shared_ptr<operation> op, bool repeats = false) : op_(std::move(op)), repeats_(repeats) {}
+        // moved_request_repeats: a moved request forgets that its status was reported.
+        request(request&& o) noexcept : op_(std::move(o.op_)), done_(std::move(o.done_)), repeats_(o.repeats_) { forget(); }
+        request& operator=(request&& o) noexcept {
+            op_ = std::move(o.op_), done_ = std::move(o.done_), repeats_ = o.repeats_;
+            forget();
+            return *this;
+        }
+        std::shared_ptr<operation> op_, done_;
+        bool repeats_ = false;
+
+    private:
+        void forget() {
+            if (repeats_ && !op_) op_ = std::exchange(done_, nullptr);
+        }
     };
 
     transport(world& w, int rank) : w_(w), rank_(rank) {}
@@ -181,7 +205,7 @@ public:
             return request(op);
         }
         arrive(dest, std::move(msg));
-        return request(op);
+        return request(op, is(defect::moved_request_repeats));
     }
 
     request irecv(int source, int tag, comet::mutable_bytes buffer) {
@@ -191,13 +215,14 @@ public:
         auto op = make(source, tag, buffer.size());
         auto& mine = box(rank_);
         if (auto it = find(mine.unexpected, source, tag); it != mine.unexpected.end()) {
+            if (is(defect::iprobe_tag_cleared)) mine.cleared.push_back(it->tag);
             world::message msg = std::move(*it);
             mine.unexpected.erase(it);
             deliver(std::move(msg), {source, tag, buffer, op});
         } else {
             mine.posted.push_back({source, tag, buffer, op});
         }
-        return request(op);
+        return request(op, is(defect::moved_request_repeats));
     }
 
     std::optional<comet::status> test(request& r) {
@@ -219,6 +244,7 @@ public:
             std::erase_if(box(rank_).shown, [&](const auto& x) { return x.first == r.op_; });
         }
         const auto op = is(defect::status_repeats) ? r.op_ : std::exchange(r.op_, nullptr);
+        if (r.repeats_) r.done_ = op;
         if (op->overflow)
             comet::raise<comet::truncation_error>(rank_, "recv from ", op->peer, " (tag ", op->tag, "): the ", op->overflow,
                                                   "-byte message does not fit the ", op->capacity, "-byte buffer");
@@ -233,6 +259,9 @@ public:
         if (is(defect::iprobe_sees_matched))
             for (const auto& [op, st] : mine.shown)
                 if (matches(source, tag, world::message{st.source, st.tag, false, {}, {}, nullptr})) return st;
+        if (is(defect::iprobe_blind_posted) && !mine.posted.empty()) return std::nullopt;
+        if (is(defect::iprobe_tag_cleared) && tag != comet::any_tag && std::ranges::find(mine.cleared, tag) != mine.cleared.end())
+            return std::nullopt;
         auto it = find(mine.unexpected, source, tag);
         if (is(defect::iprobe_misses_self))
             while (it != mine.unexpected.end() && it->source == rank_) it = std::find_if(std::next(it), mine.unexpected.end(), [&](const world::message& m) { return matches(source, tag, m); });
@@ -326,6 +355,7 @@ private:
             if ((it->source == comet::any_source || it->source == m.source || (m.ready && is(defect::rsend_matches_by_tag))) &&
                 tags_match(it->tag, m.tag)) {
                 if (is(defect::irsend_any_source_lost) && m.ready && it->source == comet::any_source) return;
+                if (is(defect::rsend_any_tag_lost) && m.ready && it->tag == comet::any_tag) continue;
                 const bool wild = it->source == comet::any_source || it->tag == comet::any_tag;
                 if (is(defect::named_before_wildcard) && wild) {
                     if (r == to.posted.end()) r = it;  // remembered, but a named one later wins
@@ -341,6 +371,7 @@ private:
             deliver(std::move(m), std::move(rcv), dest, true);
             return;
         }
+        if (is(defect::iprobe_tag_cleared)) std::erase(to.cleared, m.tag);
         auto at = to.unexpected.end();
         if (is(defect::eager_overtakes) && !m.sender)
             at = std::find_if(to.unexpected.begin(), to.unexpected.end(), [&](const world::message& q) { return q.source == m.source && q.sender; });
@@ -407,7 +438,13 @@ public:
     comet::status recv(int source, int tag, comet::mutable_bytes buffer) {
         comet::detail::check_recv(rank(), size(), source, tag, "recv");
         auto r = irecv(is(defect::recv_ignores_source) ? comet::any_source : source, tag, buffer);
-        return wait(r);
+        if (!is(defect::recv_retry_truncation)) return wait(r);
+        try {
+            return wait(r);
+        } catch (const comet::truncation_error&) {
+            auto again = irecv(source, tag, buffer);
+            return wait(again);
+        }
     }
     comet::status wait(request& r) {
         for (;;) {
@@ -430,6 +467,7 @@ public:
         return r;
     }
     comet::status sendrecv(int dest, int send_tag, comet::const_bytes out, int source, int recv_tag, comet::mutable_bytes in) {
+        if (is(defect::sendrecv_recv_tag_send) && recv_tag == comet::any_tag) recv_tag = send_tag;
         auto r = irecv(source, is(defect::sendrecv_any_tag) ? comet::any_tag : recv_tag, in);
         auto w = isend(dest, send_tag, out);
         wait(w);
@@ -438,6 +476,19 @@ public:
 
     void barrier() {
         if (is(defect::barrier_third_free) && ++barriers_ == 3) return;
+        if (is(defect::barrier_first_five) && size() > 4) {
+            // A fan-in to rank 0 and back over ranks 0 to 4 alone.
+            if (rank() >= 5) return;
+            const int tag = comet::first_reserved_tag + 7;
+            if (rank() == 0) {
+                for (int r = 1; r < 5; ++r) recv(r, tag, {});
+                for (int r = 1; r < 5; ++r) send(r, tag, {});
+            } else {
+                send(0, tag, {});
+                recv(0, tag, {});
+            }
+            return;
+        }
         comet::algorithms::barrier(*this);
     }
     void broadcast(int root, comet::mutable_bytes data) {
@@ -453,13 +504,19 @@ public:
             for (double& x : v) x = std::max(x, 0.0);
         comet::algorithms::allreduce(*this, v, [](double a, double b) { return std::max(a, b); });
     }
-    void allreduce_min(std::span<double> v) { comet::algorithms::allreduce(*this, v, [](double a, double b) { return std::min(a, b); }); }
+    void allreduce_min(std::span<double> v) {
+        comet::algorithms::allreduce(*this, v, [](double a, double b) { return std::min(a, b); });
+        if (is(defect::allreduce_min_float_max))
+            for (double& x : v) x = std::min(x, static_cast<double>(std::numeric_limits<float>::max()));
+    }
     void reduce_sum(int root, std::span<double> v) {
         comet::detail::check_peer(rank(), size(), root, "reduce_sum");  // its arguments first, as the others
         if (is(defect::reduce_sum_writes_all)) return allreduce_sum(v);
         comet::algorithms::reduce(*this, root, v, [](double a, double b) { return a + b; });
     }
     void reduce_max(int root, std::span<double> v) {
+        if (is(defect::reduce_max_as_float))
+            return comet::algorithms::reduce(*this, root, v, [](double a, double b) { return static_cast<float>(b) > static_cast<float>(a) ? b : a; });
         comet::algorithms::reduce(*this, is(defect::reduce_max_root_zero) ? 0 : root, v, [](double a, double b) { return std::max(a, b); });
     }
     void reduce_min(int root, std::span<double> v) {

@@ -70,6 +70,9 @@ const mutant table[] = {
     {defect::isend_to_any_source, "isend_to_any_source", "bad_arguments", "isend to any_source (a receive's wildcard, not a rank): no error was raised"},
     {defect::search_window, "search_window", "random_traffic", "waited 2 s for"},
     {defect::duplicate_at_1000, "duplicate_at_1000", "exactly_once", "of a stream of 2100 on one tag arrived as number"},
+    {defect::iprobe_blind_posted, "iprobe_blind_posted", "probe", "waited 2 s for iprobe to see a message from rank 0, tag 34"},
+    {defect::iprobe_tag_cleared, "iprobe_tag_cleared", "probe", "waited 2 s for iprobe to see a message from rank 0, tag 35 | waited 2 s for the send to rank 1, tag 32"},
+    {defect::moved_request_repeats, "moved_request_repeats", "test_never_blocks", "moved (assigned), must give an empty status"},
     {defect::bsend_borrows, "bsend_borrows", "bsend_promise", "a message both ranks bsent before receiving: byte 0 of 5000 differs", true},
     {defect::recv_ignores_source, "recv_ignores_source", "blocking_round_trip", "with a message of the same tag from this rank queued before: status {source", false, true},
     {defect::send_returns_early, "send_returns_early", "blocking_round_trip", "bytes differ from what was sent", false, true},
@@ -84,6 +87,11 @@ const mutant table[] = {
     {defect::clock_global_offset, "clock_global_offset", "barrier_waits_for_everyone", "before the last arrived at", false, true},
     {defect::broadcast_cached, "broadcast_cached", "random_operations", "gave other bytes", false, true},
     {defect::rsend_matches_by_tag, "rsend_matches_by_tag", "random_operations", "naming another source", false, true},
+    {defect::recv_retry_truncation, "recv_retry_truncation", "blocking_round_trip", "recv of a 20-byte message into a 10-byte buffer: no error was raised", false, true},
+    {defect::rsend_any_tag_lost, "rsend_any_tag_lost", "capabilities", "waited 2 s for a message from rank 0, tag 51", false, true},
+    {defect::barrier_first_five, "barrier_first_five", "barrier_waits_for_everyone", "arrived 100 ms late, yet rank 5 waited", false, true},
+    {defect::allreduce_min_float_max, "allreduce_min_float_max", "collectives", "allreduce_min of 1e300 to", false, true},
+    {defect::reduce_max_as_float, "reduce_max_as_float", "collectives", "and of 1 + rank * 2^-40 gave", false, true},
 };
 
 template <bool Bsend, bool Full = false>
@@ -189,5 +197,8 @@ BOOST_AUTO_TEST_SUITE(hanging, *boost::unit_test::disabled())
 
 BOOST_AUTO_TEST_CASE(blocking_test) { comet::testing::conformance{mutants::runner<false>{mutants::defect::blocking_test}}.all(); }
 BOOST_AUTO_TEST_CASE(bsend_bounded) { comet::testing::conformance{mutants::runner<true>{mutants::defect::bsend_bounded}}.bsend_promise(); }
+BOOST_AUTO_TEST_CASE(sendrecv_recv_tag_send) {
+    comet::testing::conformance{mutants::runner<false, true>{mutants::defect::sendrecv_recv_tag_send}}.capabilities();
+}
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -159,6 +159,13 @@ void test_never_blocks(const Runner& run, const limits& l) {
             s.expect_pattern(in, 100, 22, "test() message");
             s.expect(s.call("test", [&] { return t.test(r); }) == std::optional<status>(status{}),
                      "test() of a completed receive must give an empty status");
+            // Still once it is moved, constructed or assigned.
+            auto moved = std::move(r);
+            s.expect(s.call("test", [&] { return t.test(moved); }) == std::optional<status>(status{}),
+                     "test() of a completed receive, moved (constructed), must give an empty status");
+            r = std::move(moved);
+            s.expect(s.call("test", [&] { return t.test(r); }) == std::optional<status>(status{}),
+                     "test() of a completed receive, moved (assigned), must give an empty status");
         } else {
             s.recv(t, peer, 23, mutable_bytes{});
             s.send(t, peer, 24, const_bytes{});
@@ -168,6 +175,10 @@ void test_never_blocks(const Runner& run, const limits& l) {
             s.wait_send(t, r, peer, 22);
             s.expect(s.call("test", [&] { return t.test(r); }) == std::optional<status>(status{}),
                      "test() of a completed send must give an empty status");
+            typename std::remove_cvref_t<decltype(t)>::request moved;
+            moved = std::move(r);
+            s.expect(s.call("test", [&] { return t.test(moved); }) == std::optional<status>(status{}),
+                     "test() of a completed send, moved (assigned), must give an empty status");
         }
     });
 }
@@ -184,18 +195,31 @@ void probe(const Runner& run, const limits& l) {
         if (t.rank() == 0) {
             s.recv(t, 1, 30, mutable_bytes{});
             std::vector<std::vector<std::byte>> m{detail::pattern(77, 31), detail::pattern(large, 32), detail::pattern(40, 33),
-                                                  detail::pattern(40, 34)};
-            auto rs = detail::isend_all(t, s, 1, m, tag_of);
-            detail::wait_sends(t, s, rs, 1, tag_of);
+                                                  detail::pattern(40, 34), detail::pattern(5, 35),   detail::pattern(6, 35)};
+            auto rs = detail::isend_all(t, s, 1, m, [&](std::size_t i) { return i < 4 ? tag_of(i) : 35; });
+            detail::wait_sends(t, s, rs, 1, [&](std::size_t i) { return i < 4 ? tag_of(i) : 35; });
+            s.recv(t, 1, 30, mutable_bytes{});  // the receive of tag 29 has watched every probe
+            s.send(t, 1, 29, detail::pattern(3, 29));
             return;
         }
         s.expect(!s.iprobe(t, any_source, 31).has_value(), "iprobe found a message nobody sent");
+        // A receive stays posted for tag 29 (sent last) throughout: iprobe still reports every
+        // arrived message that receive does not match.
+        std::vector<std::byte> last(3);
+        auto r29 = s.call("irecv", [&] { return t.irecv(0, 29, last); });
         // A message a posted receive has matched belongs to that receive: iprobe never reports it,
         // before or after the test that completes the receive.
         std::vector<std::byte> taken(40);
         auto r33 = s.call("irecv", [&] { return t.irecv(0, 33, taken); });
         s.send(t, 0, 30, const_bytes{});
         s.probe(t, 0, 34);
+        s.expect_status(s.probe(t, 0, 35), 0, 35, 5, "probe of the first of two messages of tag 35, with a receive posted for tag 29");
+        std::vector<std::byte> pair(6);
+        s.expect_status(s.recv(t, 0, 35, pair), 0, 35, 5, "the first of two messages of tag 35");
+        // Once received, a tag's earlier message hides nothing behind it (the probe waits for
+        // the second to arrive, until the deadline).
+        s.expect_status(s.probe(t, 0, 35), 0, 35, 6, "probe of the second of two messages of tag 35, after the first was received");
+        s.expect_status(s.recv(t, any_source, 35, pair), 0, 35, 6, "the second of two messages of tag 35");
         for (int i = 0; i < 200; ++i)
             s.expect(!s.iprobe(t, 0, 33).has_value(), "iprobe(0, 33) reported the message a receive posted before it was sent has taken");
         s.expect_status(s.wait_recv(t, r33, 0, 33), 0, 33, 40, "the posted receive");
@@ -211,6 +235,9 @@ void probe(const Runner& run, const limits& l) {
         s.expect(!s.iprobe(t, 0, 31).has_value(), "iprobe still sees the message after it was received");
         s.expect_status(s.recv(t, 0, 32, in), 0, 32, large, "receive of the 4 MiB message after probe");
         s.expect_pattern(in, large, 32, "receive of the 4 MiB message after probe");
+        s.expect(!s.call("test", [&] { return t.test(r29); }).has_value(), "a receive of tag 29 completed before rank 0 sent that tag");
+        s.send(t, 0, 30, const_bytes{});
+        s.expect_status(s.wait_recv(t, r29, 0, 29), 0, 29, 3, "the receive posted for tag 29 through every probe");
     });
 }
 

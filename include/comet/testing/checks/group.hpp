@@ -63,6 +63,30 @@ void collectives(const Runner& run, const limits& l) {
             for (double x : fine)
                 f.expect(x == fine_want, "allreduce_sum of 1 + rank * 2^-40 gave ", testing::detail::exact(x), ", expected ",
                          testing::detail::exact(fine_want), " (a double's sum)");
+            // Maxima and minima of doubles beyond a float's range, and of doubles a float cannot
+            // tell apart (1 + r * 2^-40): the largest and smallest, whichever rank holds them.
+            std::vector<double> big_lo{1e300 * (1 + (t.rank() + 1) % t.size()), 1.0 + std::ldexp(static_cast<double>((t.rank() + 1) % t.size()), -40)};
+            std::vector<double> big_hi{-big_lo[0], big_lo[1]};
+            const std::vector<double> big_lo0 = big_lo, big_hi0 = big_hi;
+            s.call("ops::allreduce_min", [&] { ops::allreduce_min(t, big_lo); });
+            s.call("ops::allreduce_max", [&] { ops::allreduce_max(t, big_hi); });
+            const double near_max = 1.0 + std::ldexp(p - 1, -40);
+            f.expect(big_lo[0] == 1e300 && big_lo[1] == 1.0, "allreduce_min of 1e300 to ", p, "e300 and of 1 + rank * 2^-40 gave ",
+                     testing::detail::exact(big_lo[0]), " and ", testing::detail::exact(big_lo[1]), ", expected 1e300 and 1");
+            f.expect(big_hi[0] == -1e300, "allreduce_max of -1e300 to -", p, "e300 gave ", big_hi[0]);
+            f.expect(big_hi[1] == near_max, "allreduce_max of 1 + rank * 2^-40 gave ", testing::detail::exact(big_hi[1]), ", expected ",
+                     testing::detail::exact(near_max), " (compared as doubles)");
+            for (int root = 0; root < t.size(); ++root) {
+                auto mn = big_lo0, mx = big_hi0;
+                s.call("ops::reduce_min", [&] { ops::reduce_min(t, root, mn); });
+                s.call("ops::reduce_max", [&] { ops::reduce_max(t, root, mx); });
+                if (t.rank() != root) continue;
+                f.expect(mn[0] == 1e300 && mn[1] == 1.0, "reduce_min to root ", root, " of 1e300 to ", p, "e300 and of 1 + rank * 2^-40 gave ",
+                         testing::detail::exact(mn[0]), " and ", testing::detail::exact(mn[1]), ", expected 1e300 and 1");
+                f.expect(mx[0] == -1e300 && mx[1] == near_max, "reduce_max to root ", root, " of -1e300 to -", p,
+                         "e300 and of 1 + rank * 2^-40 gave ", testing::detail::exact(mx[0]), " and ", testing::detail::exact(mx[1]),
+                         ", expected -1e300 and ", testing::detail::exact(near_max));
+            }
             // Inexact sums must still agree bit for bit on every rank.
             std::vector<double> x{0.1 * (t.rank() + 1), 1e16 + t.rank(), 1.0 / (t.rank() + 3)};
             s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, x); });
@@ -129,13 +153,16 @@ void collectives(const Runner& run, const limits& l) {
 }
 
 /// No rank leaves a barrier before every rank entered it, at any of eight barriers in a row
-/// (groups of 2 and 3), each with another rank arriving 100 ms late: every other rank's own
+/// (groups of 2, 3 and 6: in the last, ranks past a tree's first level arrive late too), each with another rank arriving 100 ms late: every other rank's own
 /// clock sees it wait (at least 5 ms of the 100, so that a rank descheduled on a busy machine is
 /// no failure), and when the clock is global no rank left before the last arrived. A clock the
 /// transport calls global also orders a message's receipt after its sending, both ways.
 template <class Runner>
 void barrier_waits_for_everyone(const Runner& run, const limits& l) {
-    for (int wanted : {2, 3})
+    std::vector<int> done;
+    for (int wanted : {2, 3, 6}) {
+    if (std::ranges::find(done, testing::detail::group_size(run, wanted)) != done.end()) continue;
+    done.push_back(testing::detail::group_size(run, wanted));
     testing::detail::run_check(run, wanted, "barrier_waits_for_everyone", l, [](auto& t, session& s) {
         const int p = t.size();
         detail::first_failure f;
@@ -193,6 +220,7 @@ void barrier_waits_for_everyone(const Runner& run, const limits& l) {
         }
         f.settle(s);
     });
+    }
 }
 
 /// The optional capabilities the type claims, each against its definition.
@@ -225,10 +253,15 @@ void capabilities(const Runner& run, const limits& l) {
                     // ssend returns only once its receive is posted; then rank 0 says so (tag 44).
                     s.call("ssend", [&] { t.ssend(peer, 43, detail::pattern(5000, 43)); });
                     s.send(t, peer, 44, const_bytes{});
+                    // wait_all of an issend returns only once its receive is posted (tag 46 says so).
+                    typename T::request w[1] = {s.call("issend", [&] { return t.issend(peer, 45, out); })};
+                    s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<typename T::request>(w, 1)); });
+                    s.send(t, peer, 46, const_bytes{});
                 } else {
                     s.probe(t, peer, 41);  // a probe is not a match: the issend stays incomplete
                     s.recv(t, peer, 42, in);
-                    s.expect_status(s.recv(t, any_source, 41, in), peer, 41, 64, "issend message, received with any_source");
+                    // Received with any_tag: the completed issend's status still names its own tag.
+                    s.expect_status(s.recv(t, peer, any_tag, in), peer, 41, 64, "issend message, received with any_tag");
                     s.expect_pattern(in, 64, 41, "issend message");
                     // Rank 0 is in ssend now, or soon: its word that ssend returned must not come
                     // before this rank posts the receive (a returned ssend's word takes
@@ -238,17 +271,24 @@ void capabilities(const Runner& run, const limits& l) {
                     });
                     s.expect_status(s.recv(t, any_source, 43, in), peer, 43, 5000, "ssend message, received with any_source");
                     s.recv(t, peer, 44, mutable_bytes{});
+                    s.for_a_while(std::chrono::milliseconds(100), [&] {
+                        s.expect(!s.iprobe(t, peer, 46).has_value(), "wait_all of an issend returned before its receive was posted");
+                    });
+                    s.expect_status(s.recv(t, peer, 45, in), peer, 45, 64, "the issend completed by wait_all");
+                    s.recv(t, peer, 46, mutable_bytes{});
                 }
             }
             if constexpr (ready_send_transport<T>) {
-                // rsend and irsend into a receive posted naming the sender, or any_source.
-                for (int form = 0; form < 4; ++form)
+                // rsend and irsend into a receive posted naming the sender or any_source, with the
+                // tag or any_tag.
+                for (int form = 0; form < 8; ++form)
                     for (std::size_t n : {std::size_t{16}, std::size_t{1} << 20}) {
-                        const bool wild = form % 2 == 1, nonblocking = form >= 2;
+                        const bool wild = form % 2 == 1, nonblocking = form % 4 >= 2, wild_tag = form >= 4;
                         const std::string what = std::string(nonblocking ? "irsend" : "rsend") + " message into " +
-                                                 (wild ? "an any_source receive" : "a receive naming its sender");
+                                                 (wild ? "an any_source receive" : "a receive naming its sender") +
+                                                 (wild_tag ? " with any_tag" : "");
                         if (t.rank() == 1) {
-                            auto r = s.call("irecv", [&] { return t.irecv(wild ? any_source : peer, 51, in); });
+                            auto r = s.call("irecv", [&] { return t.irecv(wild ? any_source : peer, wild_tag ? any_tag : 51, in); });
                             s.send(t, peer, 52, detail::pattern(1, 52));  // "posted"
                             s.expect_status(s.wait_recv(t, r, peer, 51), peer, 51, n, what);
                             s.expect_pattern(in, n, 51, what);
@@ -303,6 +343,11 @@ void capabilities(const Runner& run, const limits& l) {
                     std::vector<std::byte> other(3);
                     s.expect_status(s.recv(t, peer, 75, other), peer, 75, 3, "the message of tag 75 sent before a sendrecv");
                     s.wait_send(t, d, peer, 75);
+                    // any_tag: the status gives the tag the peer sent (not this call's send tag).
+                    const status any = s.call("sendrecv", [&] {
+                        return t.sendrecv(peer, 72 + t.rank(), out, peer, any_tag, std::span(in.data(), n + 1));
+                    });
+                    s.expect_status(any, peer, 72 + peer, n + theirs, "sendrecv with any_tag (the status of its receive)");
                     // any_source: the status names the sender. A longer message than the receive's
                     // buffer raises truncation_error.
                     const status wild = s.call("sendrecv", [&] { return t.sendrecv(peer, 77, out, any_source, 77, std::span(in.data(), n + 1)); });
@@ -363,7 +408,7 @@ void capabilities(const Runner& run, const limits& l) {
             s.call("ops::wait", [&] { ops::wait(t, r3); });
             if (t.size() >= 3) {
                 // The last rank enters only after every other rank has watched its own ibarrier
-                // stay pending for a while and said so: a request that completes before every
+                // stay pending for a while (calling progress too, where there is one) and said so: a request that completes before every
                 // rank entered (once a rank's neighbours did, say) shows, whatever the timing.
                 const int late = t.size() - 1;
                 if (t.rank() == late) {
@@ -374,6 +419,7 @@ void capabilities(const Runner& run, const limits& l) {
                     auto r7 = s.call("ibarrier", [&] { return t.ibarrier(); });
                     bool early = false;
                     s.for_a_while(std::chrono::milliseconds(20), [&] {
+                        if constexpr (progress_transport<T>) s.call("progress", [&] { t.progress(); });
                         if (!early) early = s.call("test", [&] { return t.test(r7); }).has_value();
                     });
                     // Said either way, so that the late rank enters and nobody waits for it.
@@ -384,8 +430,9 @@ void capabilities(const Runner& run, const limits& l) {
                 }
             }
             if (t.size() >= 2) {
-                // The last rank enters 500 ms late: its peers' ibarriers wait for it (at
-                // least 10 ms on one of them), and a test of one still pending returns at once.
+                // The last rank enters 500 ms late: its peers' ibarriers, completed by wait_all,
+                // wait for it (at least 10 ms on one of them), and a test of one still pending
+                // returns at once.
                 const int late = t.size() - 1;
                 if (t.rank() == late) s.call("ops::compute", [&] { ops::compute(t, work::busy(0.5)); });
                 std::vector<double> waited(static_cast<std::size_t>(t.size()), 0.0);
@@ -398,7 +445,8 @@ void capabilities(const Runner& run, const limits& l) {
                     s.expect(took < 0.2, "test() of a pending ibarrier took ", testing::detail::exact(took), " s: test never blocks");
                     s.expect(!done_at_once, "ibarrier completed on rank ", t.rank(), " while rank ", late, " had not entered it");
                 }
-                s.call("ops::wait", [&] { ops::wait(t, r4); });
+                // Completed by wait_all (a collective's request is no send that may be taken as done).
+                s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<typename T::request>(&r4, 1)); });
                 if (t.rank() != late) waited[static_cast<std::size_t>(t.rank())] = t.now() - t0;
                 s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, waited); });
                 s.expect(*std::max_element(waited.begin(), waited.end()) >= 0.01, "ibarrier: rank ", late,
@@ -432,12 +480,13 @@ void capabilities(const Runner& run, const limits& l) {
 }
 
 /// abort(message) ends the run with comet::aborted naming the rank and the whole message (300
-/// characters on two lines: no fixed buffer or first line cuts it). The other ranks wait for a
+/// characters on two lines: no fixed buffer or first line cuts it; '%' and braces kept as they
+/// are, not read as a format). The other ranks wait for a
 /// message never sent: stopped by the runner, or failing at their deadline.
 template <class Runner>
 void abort_stops_everyone(const Runner& run, const limits& l) {
     if constexpr (testing::detail::catches_failures<Runner>()) {
-        std::string message = "conformance abort:\nof two lines and more:";
+        std::string message = "conformance abort: 50%% {} %s\nof two lines and more:";
         for (int i = 0; message.size() < 300; ++i) message.append(1, ' ').append(std::to_string(i));
         try {
             run(testing::detail::group_size(run, 3), [&](auto& t) {

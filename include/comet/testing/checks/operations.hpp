@@ -73,6 +73,22 @@ void blocking_round_trip(const Runner& run, const limits& l) {
                         "recv(any_tag) of the message to oneself (the status gives the message's tag)");
         s.wait_send(t, to_self, t.rank(), 7);
         s.wait_send(t, to_peer, peer, 7);
+        // recv of a message longer than its buffer raises truncation_error; the message sent
+        // after it is the next receive's.
+        if (t.rank() == 0) {
+            const auto longer = detail::pattern(20, 8), after = detail::pattern(4, 9);
+            auto r1 = s.call("isend", [&] { return t.isend(peer, 8, const_bytes(longer)); });
+            auto r2 = s.call("isend", [&] { return t.isend(peer, 8, const_bytes(after)); });
+            s.wait_send(t, r1, peer, 8);
+            s.wait_send(t, r2, peer, 8);
+        } else {
+            std::vector<std::byte> small(10);
+            s.expect_throw<truncation_error>([&] { s.call("ops::recv", [&] { (void)ops::recv(t, peer, 8, small); }); }, {"20"},
+                                             "recv of a 20-byte message into a 10-byte buffer");
+            f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 8, small); }), peer, 8, 4,
+                            "recv of the message sent after one that raised truncation_error");
+            f.expect_pattern(small, 4, 9, "recv of the message sent after one that raised truncation_error");
+        }
         f.settle(s);
     });
 }
