@@ -7,7 +7,8 @@
 // and its send completes at once; a larger one stays in the sender's buffer and its send
 // completes when the receiver has copied it, which happens in the receiver's next test or
 // iprobe (a receiver-driven protocol: progress needs the receiver to call, as the concept
-// allows). The runner starts a thread per rank, joins them all and rethrows the first
+// allows); the variant with bsend copies every message, as a transport whose bsend is how all
+// its sends behave must. The runner starts a thread per rank, joins them all and rethrows the first
 // exception: it neither stops the other ranks nor detects deadlock, so only the suite's own
 // deadlines and watchdog bound a run.
 #pragma once
@@ -78,6 +79,10 @@ enum class defect {
     iprobe_blind_posted,    ///< while the rank has a receive posted, iprobe reports nothing
     iprobe_tag_cleared,     ///< a named-tag iprobe finds nothing once a message of that tag was received, until another arrives
     moved_request_repeats,  ///< a completed request, once moved, reports its status again
+    composite_key,          ///< a named (source, tag) is matched as the one number source * max_tag + tag
+    iprobe_miss_cached,     ///< an iprobe that found nothing is repeated until another rank's message arrives
+    isend_over_16_mib,      ///< isend of more than 16 MiB raises invalid_argument
+    test_waits_for_self,    ///< test of a pending operation with the rank itself waits 100 ms for it
     // The full model's native operations (mutants::full_transport)
     recv_ignores_source,    ///< native recv takes the earliest message of its tag from anyone
     send_returns_early,     ///< native send of a large message returns before the message was taken
@@ -98,6 +103,9 @@ enum class defect {
     barrier_first_five,     ///< native barrier in groups over 4: ranks 0-4 wait for each other, the rest return at once
     allreduce_min_float_max,///< native allreduce_min starts from FLT_MAX (values above it come out as FLT_MAX)
     reduce_max_as_float,    ///< native reduce_max compares as floats, keeping the first of values a float cannot tell apart
+    rsend_truncation_silent,///< a ready message longer than its posted receive is cut short, no error
+    reduce_sum_root_zero,   ///< native reduce_sum leaves the elements that are 0 on the root at 0
+    wait_gives_up,          ///< native wait returns an empty status after 1 s, the request still pending
 };
 
 inline constexpr std::size_t eager_limit = 256;
@@ -138,6 +146,7 @@ struct world {
         std::vector<std::pair<std::shared_ptr<operation>, comet::status>> shown;  ///< iprobe_sees_matched
         int small_from_0 = 0, from_1 = 0;
         std::vector<int> cleared;  ///< iprobe_tag_cleared: tags received since one last arrived
+        std::vector<std::pair<int, int>> misses;  ///< iprobe_miss_cached: (source, tag) found nothing
     };
 
     world(int n, defect d) : ranks(n), broken(d), boxes(static_cast<std::size_t>(n)) {}
@@ -177,6 +186,8 @@ public:
 
     request isend(int dest, int tag, comet::const_bytes data) {
         if (is(defect::isend_to_any_source) && dest == comet::any_source) dest = 0;
+        if (is(defect::isend_over_16_mib) && data.size() > (std::size_t{16} << 20))
+            comet::raise<comet::invalid_argument>(rank_, "isend: ", data.size(), " bytes is more than 16 MiB");
         if (is(defect::negative_tag_accepted))
             comet::detail::check_peer(rank_, size(), dest, "isend");
         else
@@ -186,7 +197,8 @@ public:
         op->result = is(defect::send_status_empty) ? comet::status{} : comet::status{dest, tag, data.size()};
         world::message msg{rank_, tag, false, {}, {}, nullptr};
         msg.ready = ready_;
-        if (data.size() <= eager_limit)
+        // Where bsend is offered (without bsend_copies) every send buffers, as the concept says.
+        if (data.size() <= eager_limit || Bsend)
             msg.copy.assign(data.begin(), data.end()), op->done = true;
         else
             msg.large = data, msg.sender = op;
@@ -236,6 +248,7 @@ public:
                 progress();
                 if (r.op_->done) break;
             }
+            if (is(defect::test_waits_for_self) && r.op_->peer == rank_) std::this_thread::sleep_for(std::chrono::milliseconds(100));
             if (!is(defect::blocking_test)) return std::nullopt;
             std::this_thread::yield();
         }
@@ -260,12 +273,16 @@ public:
             for (const auto& [op, st] : mine.shown)
                 if (matches(source, tag, world::message{st.source, st.tag, false, {}, {}, nullptr})) return st;
         if (is(defect::iprobe_blind_posted) && !mine.posted.empty()) return std::nullopt;
+        if (is(defect::iprobe_miss_cached) && std::ranges::find(mine.misses, std::pair(source, tag)) != mine.misses.end()) return std::nullopt;
         if (is(defect::iprobe_tag_cleared) && tag != comet::any_tag && std::ranges::find(mine.cleared, tag) != mine.cleared.end())
             return std::nullopt;
         auto it = find(mine.unexpected, source, tag);
         if (is(defect::iprobe_misses_self))
             while (it != mine.unexpected.end() && it->source == rank_) it = std::find_if(std::next(it), mine.unexpected.end(), [&](const world::message& m) { return matches(source, tag, m); });
-        if (it == mine.unexpected.end()) return std::nullopt;
+        if (it == mine.unexpected.end()) {
+            if (is(defect::iprobe_miss_cached)) mine.misses.emplace_back(source, tag);
+            return std::nullopt;
+        }
         const std::size_t n = it->size();
         const comet::status st{it->source, it->tag, is(defect::probe_size_eager) ? std::min(n, eager_limit) : n};
         if (is(defect::probe_takes_message)) mine.unexpected.erase(it);
@@ -327,6 +344,8 @@ private:
         return is(defect::tag_alias) ? want % 4096 == got % 4096 : want == got;
     }
     bool matches(int source, int tag, const world::message& m) const {
+        if (is(defect::composite_key) && source != comet::any_source && tag != comet::any_tag)
+            return source * comet::max_tag + tag == m.source * comet::max_tag + m.tag;
         return (source == comet::any_source || source == m.source) && tags_match(tag, m.tag);
     }
 
@@ -372,6 +391,7 @@ private:
             return;
         }
         if (is(defect::iprobe_tag_cleared)) std::erase(to.cleared, m.tag);
+        if (m.source != dest) to.misses.clear();  // iprobe_miss_cached: loopback does not clear
         auto at = to.unexpected.end();
         if (is(defect::eager_overtakes) && !m.sender)
             at = std::find_if(to.unexpected.begin(), to.unexpected.end(), [&](const world::message& q) { return q.source == m.source && q.sender; });
@@ -390,14 +410,15 @@ private:
             box(owner).to_copy.push_back({std::move(m), std::move(r)});
             return;
         }
-        land(m.source, m.tag, m.copy, r);
+        land(m.source, m.tag, m.copy, r, m.ready);
     }
 
-    void land(int source, int tag, comet::const_bytes data, world::receive& r) {
+    void land(int source, int tag, comet::const_bytes data, world::receive& r, bool ready = false) {
         const std::size_t n = data.size();
         operation& op = *r.op;
         op.result = comet::status{source, tag, n};
-        if (n > r.buffer.size() && !is(defect::silent_truncation) && !(r.posted_first && is(defect::posted_truncation_silent)) ) {
+        if (n > r.buffer.size() && !is(defect::silent_truncation) && !(r.posted_first && is(defect::posted_truncation_silent)) &&
+            !(ready && is(defect::rsend_truncation_silent))) {
             op.overflow = n;
         } else {
             const std::size_t k = std::min(n, r.buffer.size());
@@ -412,7 +433,7 @@ private:
     void progress() {
         auto& mine = box(rank_);
         for (auto& x : mine.to_copy) {
-            land(x.m.source, x.m.tag, x.m.sender ? x.m.large : comet::const_bytes(x.m.copy), x.r);
+            land(x.m.source, x.m.tag, x.m.sender ? x.m.large : comet::const_bytes(x.m.copy), x.r, x.m.ready);
             if (x.m.sender) x.m.sender->done = true;
         }
         mine.to_copy.clear();
@@ -447,8 +468,10 @@ public:
         }
     }
     comet::status wait(request& r) {
+        const auto start = std::chrono::steady_clock::now();
         for (;;) {
             if (auto st = test(r)) return *st;
+            if (is(defect::wait_gives_up) && std::chrono::steady_clock::now() - start > std::chrono::seconds(1)) return {};
             std::this_thread::yield();
         }
     }
@@ -512,7 +535,11 @@ public:
     void reduce_sum(int root, std::span<double> v) {
         comet::detail::check_peer(rank(), size(), root, "reduce_sum");  // its arguments first, as the others
         if (is(defect::reduce_sum_writes_all)) return allreduce_sum(v);
+        const std::vector<double> before(v.begin(), v.end());
         comet::algorithms::reduce(*this, root, v, [](double a, double b) { return a + b; });
+        if (is(defect::reduce_sum_root_zero) && rank() == root)
+            for (std::size_t i = 0; i < v.size(); ++i)
+                if (before[i] == 0.0) v[i] = 0.0;
     }
     void reduce_max(int root, std::span<double> v) {
         if (is(defect::reduce_max_as_float))

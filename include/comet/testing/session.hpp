@@ -247,17 +247,37 @@ public:
         for (int n = 0; n < 100'000 && (n < 50 || detail::clock::now() < until); ++n) f();
     }
 
+    /// Reads `t.now()` and fails if it is earlier than the last reading of this check: every
+    /// wait and probe below does so, so the clock is watched throughout a check, however long.
+    template <class T>
+    void watch_clock(T& t) {
+        const double x = call("now", [&] { return t.now(); });
+        if (x < last_now_)
+            fail("now() went back from ", detail::exact(last_now_), " s to ", detail::exact(x), " s (by ", detail::exact(last_now_ - x),
+                 " s), read between the check's calls");
+        last_now_ = x;
+    }
+
+    /// `poll()`, and every 16th time a watch of the clock as well (a wait that lasts is watched).
+    template <class T, class Poll>
+    auto watched(T& t, Poll&& poll) {
+        if (++polls_ % 16 == 0) watch_clock(t);
+        return poll();
+    }
+
     /// Completes a receive from (`source`, `tag`) by polling `test`.
     template <class T>
     status wait_recv(T& t, typename T::request& r, int source, int tag, double seconds = 0) {
-        return until([&] { return call("test", [&] { return t.test(r); }); },
+        watch_clock(t);
+        return until([&] { return watched(t, [&] { return call("test", [&] { return t.test(r); }); }); },
                      [&] { return "a message from " + detail::peer_name(source) + ", " + detail::tag_name(tag) + " (recv posted, never completed)"; },
                      seconds);
     }
     /// Completes a send to (`dest`, `tag`) by polling `test`.
     template <class T>
     status wait_send(T& t, typename T::request& r, int dest, int tag, double seconds = 0) {
-        return until([&] { return call("test", [&] { return t.test(r); }); },
+        watch_clock(t);
+        return until([&] { return watched(t, [&] { return call("test", [&] { return t.test(r); }); }); },
                      [&] { return "the send to rank " + std::to_string(dest) + ", tag " + std::to_string(tag) + " to complete (isend started, test never reported it done)"; },
                      seconds);
     }
@@ -274,12 +294,14 @@ public:
     /// Polls `iprobe` until it sees a matching message; its status.
     template <class T>
     status probe(T& t, int source, int tag) {
-        return until([&] { return call("iprobe", [&] { return t.iprobe(source, tag); }); },
+        watch_clock(t);
+        return until([&] { return watched(t, [&] { return call("iprobe", [&] { return t.iprobe(source, tag); }); }); },
                      [&] { return "iprobe to see a message from " + detail::peer_name(source) + ", " + detail::tag_name(tag); });
     }
     /// One immediate iprobe.
     template <class T>
     std::optional<status> iprobe(T& t, int source, int tag) {
+        watch_clock(t);
         return call("iprobe", [&] { return t.iprobe(source, tag); });
     }
 
@@ -356,6 +378,8 @@ public:
 private:
     detail::watch_slot slot_;
     testing::limits limits_;
+    double last_now_ = -1e300;  ///< the latest now() watch_clock read
+    std::uint64_t polls_ = 0;
 };
 
 namespace detail {
@@ -403,8 +427,17 @@ void run_check(const Runner& run, int wanted, const char* name, const limits& l,
     if (!fits(run, group_size(run, wanted))) return;
     run(group_size(run, wanted), [&](auto& t) {
         session s(name, t.rank(), l);
-        body(t, s);
+        s.watch_clock(t);
+        // What the transport raised that the check did not provoke fails the check, by name.
+        try {
+            body(t, s);
+        } catch (const truncation_error& e) {
+            s.fail("the transport raised truncation_error, which no receive of this check provoked: \"", e.what(), "\"");
+        } catch (const invalid_argument& e) {
+            s.fail("the transport raised invalid_argument for a call with valid arguments: \"", e.what(), "\"");
+        }
         s.finish(t);
+        s.watch_clock(t);
     });
 }
 

@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include <time.h>
+
 namespace comet::testing::checks {
 
 /// A shorter message fills a prefix and the status says how much; a longer one, by a single
@@ -23,7 +25,7 @@ template <class Runner>
 void receive_buffer_sizes(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "receive_buffer_sizes", l, [](auto& t, session& s) {
         if (t.rank() > 1) return;
-        const std::size_t sizes[] = {10, 100, 100000, 11, 12, 8};
+        const std::size_t sizes[] = {10, 100, 100000, 11, 12, 8}, huge = (std::size_t{16} << 20) + 3;
         const auto tag_of = [](std::size_t i) { return 1 + static_cast<int>(i); };
         if (t.rank() == 0) {
             std::vector<std::vector<std::byte>> m;
@@ -37,6 +39,7 @@ void receive_buffer_sizes(const Runner& run, const limits& l) {
             const auto late_tag = [](std::size_t i) { return 7 + static_cast<int>(i); };
             auto ls = detail::isend_all(t, s, 1, late, late_tag);
             detail::wait_sends(t, s, ls, 1, late_tag);
+            s.send(t, 1, 11, detail::pattern(huge, 11));
             return;
         }
         std::vector<std::byte> in(64, std::byte{0xEE});
@@ -73,6 +76,10 @@ void receive_buffer_sizes(const Runner& run, const limits& l) {
         s.expect_status(s.wait_recv(t, pr[2], 0, 9), 0, 9, 10, "a message exactly the size of the posted buffer");
         s.expect_pattern(posted[2], 10, 9, "a message exactly the size of the posted buffer");
         s.expect_throw<truncation_error>([&] { s.wait_recv(t, pr[3], 0, 10); }, {"1"}, "a 1-byte message into an empty buffer");
+        // Any size up to max_message_size is a message: one past 16 MiB, whole.
+        std::vector<std::byte> whole(huge);
+        s.expect_status(s.recv(t, 0, 11, whole), 0, 11, huge, "a message of 16 MiB + 3 bytes");
+        s.expect_pattern(whole, huge, 11, "a message of 16 MiB + 3 bytes");
     });
 }
 
@@ -152,6 +159,24 @@ void test_never_blocks(const Runner& run, const limits& l) {
             s.expect(!s.call("test", [&] { return t.test(r); }).has_value(), "test() completed a receive whose message was never sent");
             s.expect(!s.call("test", [&] { return t.test(w); }).has_value(),
                      "test() completed an any_source receive whose message was never sent");
+            // Nor does it wait a while for the message: of ten tests of each pending receive
+            // (one naming this rank itself among them), the quickest returns within 20 ms, however
+            // loaded the machine.
+            std::vector<std::byte> own(4);
+            auto self = s.call("irecv", [&] { return t.irecv(1, 26, own); });
+            for (auto* pending : {&self, &r, &w}) {
+                double quickest = 1e300;
+                for (int k = 0; k < 10; ++k) {
+                    const auto h0 = std::chrono::steady_clock::now();
+                    s.expect(!s.call("test", [&] { return t.test(*pending); }).has_value(), "test() completed a receive whose message was never sent");
+                    quickest = std::min(quickest, std::chrono::duration<double>(std::chrono::steady_clock::now() - h0).count());
+                }
+                s.expect(quickest < 0.02, "test() of a pending receive ", pending == &self ? "naming this rank itself" : pending == &r ? "naming rank 0" : "from any_source",
+                         " took at least ", testing::detail::exact(quickest), " s each of 10 times: test never blocks");
+            }
+            const auto mine = detail::pattern(4, 26);
+            s.send(t, 1, 26, mine);
+            s.expect_status(s.wait_recv(t, self, 1, 26), 1, 26, 4, "test() status of a receive from this rank itself");
             s.send(t, peer, 23, const_bytes{});
             s.expect_status(s.wait_recv(t, w, 0, 24), 0, 24, 0, "test() status of the any_source receive");
             s.expect_status(s.wait_recv(t, g, 0, 25), 0, 25, 3, "test() status of the 2 MiB receive");
@@ -203,6 +228,17 @@ void probe(const Runner& run, const limits& l) {
             return;
         }
         s.expect(!s.iprobe(t, any_source, 31).has_value(), "iprobe found a message nobody sent");
+        // An iprobe that found nothing says nothing of the next: a message this rank then sends
+        // itself is seen (and no other rank's arrival is needed for that).
+        s.expect(!s.iprobe(t, 1, 36).has_value(), "iprobe(1, 36) found a message nobody sent");
+        {
+            const auto own = detail::pattern(9, 36);
+            auto r = s.call("isend", [&] { return t.isend(1, 36, const_bytes(own)); });
+            s.expect_status(s.probe(t, 1, 36), 1, 36, 9, "probe of a message to oneself after an iprobe that found nothing");
+            std::vector<std::byte> got(9);
+            s.recv(t, 1, 36, got);
+            s.wait_send(t, r, 1, 36);
+        }
         // A receive stays posted for tag 29 (sent last) throughout: iprobe still reports every
         // arrived message that receive does not match.
         std::vector<std::byte> last(3);
@@ -400,10 +436,19 @@ void time_and_compute(const Runner& run, const limits& l) {
         s.call("ops::compute", [&] { ops::compute(t, work::busy(0.005)); });
         const double busy = now() - t0;
         s.expect(busy >= 0.004 && busy < 5.0, "compute(busy 5 ms) took ", testing::detail::exact(busy), " s");
-        const double t_long = now();
+        const auto cpu = [] {
+            timespec ts{};
+            ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+            return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+        };
+        const double t_long = now(), cpu0 = cpu();
         s.call("ops::compute", [&] { ops::compute(t, work::busy(0.2)); });
-        const double long_busy = now() - t_long;
+        const double long_busy = now() - t_long, long_cpu = cpu() - cpu0;
         s.expect(long_busy >= 0.19 && long_busy < 20.0, "compute(busy 200 ms) took ", testing::detail::exact(long_busy), " s");
+        // Busy work on a machine whose clock is the host's keeps the CPU busy (a rank that shares
+        // its core with another still gets a part of it); on a simulated one it is only charged.
+        s.expect(busy_host < 0.01 || long_cpu >= 0.02, "compute(busy 200 ms) used ", testing::detail::exact(long_cpu),
+                 " s of this thread's CPU: busy work must keep the CPU busy, not sleep");
         const double t1 = now();
         s.call("ops::compute", [&] {
             ops::compute(t, work::daxpy(100000));

@@ -87,6 +87,12 @@ void collectives(const Runner& run, const limits& l) {
                          "e300 and of 1 + rank * 2^-40 gave ", testing::detail::exact(mx[0]), " and ", testing::detail::exact(mx[1]),
                          ", expected -1e300 and ", testing::detail::exact(near_max));
             }
+            // A sum whose root holds 0.0 is still the sum.
+            for (int root = 0; root < t.size(); ++root) {
+                std::vector<double> z{t.rank() == root ? 0.0 : 1.0, 0.0};
+                s.call("ops::reduce_sum", [&] { ops::reduce_sum(t, root, z); });
+                if (t.rank() == root) f.expect(z[0] == p - 1 && z[1] == 0.0, "reduce_sum to root ", root, " of 0 on the root and 1 elsewhere gave ", z[0], ", expected ", p - 1);
+            }
             // Inexact sums must still agree bit for bit on every rank.
             std::vector<double> x{0.1 * (t.rank() + 1), 1e16 + t.rank(), 1.0 / (t.rank() + 3)};
             s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, x); });
@@ -257,7 +263,10 @@ void capabilities(const Runner& run, const limits& l) {
                     typename T::request w[1] = {s.call("issend", [&] { return t.issend(peer, 45, out); })};
                     s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<typename T::request>(w, 1)); });
                     s.send(t, peer, 46, const_bytes{});
+                    s.send(t, peer, 49, const_bytes{});
                 } else {
+                    // A receive of another tag stays posted throughout: it matches none of these.
+                    auto other = s.call("irecv", [&] { return t.irecv(peer, 49, mutable_bytes{}); });
                     s.probe(t, peer, 41);  // a probe is not a match: the issend stays incomplete
                     s.recv(t, peer, 42, in);
                     // Received with any_tag: the completed issend's status still names its own tag.
@@ -276,6 +285,7 @@ void capabilities(const Runner& run, const limits& l) {
                     });
                     s.expect_status(s.recv(t, peer, 45, in), peer, 45, 64, "the issend completed by wait_all");
                     s.recv(t, peer, 46, mutable_bytes{});
+                    s.wait_recv(t, other, peer, 49);
                 }
             }
             if constexpr (ready_send_transport<T>) {
@@ -303,6 +313,16 @@ void capabilities(const Runner& run, const limits& l) {
                             }
                         }
                     }
+                // A ready message longer than the posted receive raises truncation_error there.
+                if (t.rank() == 1) {
+                    std::vector<std::byte> small(8);
+                    auto r = s.call("irecv", [&] { return t.irecv(peer, 54, small); });
+                    s.send(t, peer, 52, detail::pattern(1, 52));
+                    s.expect_throw<truncation_error>([&] { s.wait_recv(t, r, peer, 54); }, {"16"}, "a 16-byte rsend message into an 8-byte receive");
+                } else {
+                    s.recv(t, peer, 52, in);
+                    s.call("rsend", [&] { t.rsend(peer, 54, detail::pattern(16, 54)); });
+                }
                 // Two receives posted for one tag take two ready messages in the order posted.
                 if (t.rank() == 1) {
                     std::vector<std::vector<std::byte>> two{std::vector<std::byte>(64), std::vector<std::byte>(32)};
@@ -404,8 +424,18 @@ void capabilities(const Runner& run, const limits& l) {
             s.call("ops::wait", [&] { ops::wait(t, r6); });
             for (std::size_t i = 0; i < many.size(); ++i)
                 s.expect(many[i] == p * (p + 1) / 2 * static_cast<double>(i), "iallreduce_sum of 1001 elements: element ", i, " is ", many[i]);
+            // An inexact sum has the same bits on every rank, as allreduce_sum's.
+            std::vector<double> x{0.1 * (t.rank() + 1), 1e16 + t.rank(), 1.0 / (t.rank() + 3)};
+            auto r8 = s.call("iallreduce_sum", [&] { return t.iallreduce_sum(x); });
+            s.call("ops::wait", [&] { ops::wait(t, r8); });
+            std::vector<double> from_root = x;
+            s.call("ops::broadcast", [&] { ops::broadcast(t, 0, std::as_writable_bytes(std::span<double>(from_root))); });
+            s.expect(std::memcmp(x.data(), from_root.data(), x.size() * sizeof(double)) == 0, "iallreduce_sum gave this rank other bits than rank 0");
+            // A pending request moved (constructed, then assigned) still completes.
             auto r3 = s.call("ibarrier", [&] { return t.ibarrier(); });
-            s.call("ops::wait", [&] { ops::wait(t, r3); });
+            typename T::request moved(std::move(r3));
+            r3 = std::move(moved);
+            s.until([&] { return s.call("test", [&] { return t.test(r3); }); }, [] { return std::string("an ibarrier whose request was moved to complete"); });
             if (t.size() >= 3) {
                 // The last rank enters only after every other rank has watched its own ibarrier
                 // stay pending for a while (calling progress too, where there is one) and said so: a request that completes before every
@@ -418,7 +448,7 @@ void capabilities(const Runner& run, const limits& l) {
                 } else {
                     auto r7 = s.call("ibarrier", [&] { return t.ibarrier(); });
                     bool early = false;
-                    s.for_a_while(std::chrono::milliseconds(20), [&] {
+                    s.for_a_while(std::chrono::milliseconds(150), [&] {
                         if constexpr (progress_transport<T>) s.call("progress", [&] { t.progress(); });
                         if (!early) early = s.call("test", [&] { return t.test(r7); }).has_value();
                     });
@@ -500,7 +530,21 @@ void abort_stops_everyone(const Runner& run, const limits& l) {
             const std::string what = e.what();
             if (what.find("rank 1") == std::string::npos || what.find(message) == std::string::npos)
                 throw conformance_failure("abort_stops_everyone: the error \"" + what + "\" should name rank 1 and the message");
-            return;
+            // An empty message aborts as well.
+            try {
+                run(testing::detail::group_size(run, 2), [&](auto& t) {
+                    session s("abort_stops_everyone", t.rank(), l);
+                    if (t.rank() == 0) s.call("ops::abort", [&] { ops::abort(t, ""); });
+                    std::vector<std::byte> b(8);
+                    s.recv(t, any_source, 77, b);
+                    s.fail("a receive of a message nobody sent completed");
+                });
+            } catch (const aborted& e) {
+                if (std::string(e.what()).find("rank 0") == std::string::npos)
+                    throw conformance_failure("abort_stops_everyone: the error \"" + std::string(e.what()) + "\" of abort(\"\") should name rank 0");
+                return;
+            }
+            throw conformance_failure("abort_stops_everyone: abort(\"\") ended the run without raising comet::aborted");
         }
         throw conformance_failure("abort_stops_everyone: the run ended without raising comet::aborted");
     }

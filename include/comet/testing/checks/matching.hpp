@@ -241,6 +241,22 @@ void tag_range(const Runner& run, const limits& l) {
                 for (auto it = q.rbegin(); it != q.rend(); ++it) check(b, s.recv(t, 0, *it, b), *it, " (queued)");
             }
         }
+        // A source and a tag are two keys, not one number: with (1, tag 0) queued at rank 1 (sent
+        // to itself), a receive and a probe of (0, max_tag) wait for rank 0's message, and take it.
+        if (t.rank() == 1) {
+            const auto own = detail::numbered(4, 0, 0);
+            auto r = s.call("isend", [&] { return t.isend(1, 0, const_bytes(own)); });
+            s.probe(t, 1, 0);
+            s.expect(!s.iprobe(t, 0, max_tag).has_value(), "iprobe(0, max_tag) reported a message with only rank 1's own of tag 0 queued");
+            s.send(t, 0, 2, const_bytes{});
+            s.expect_status(s.probe(t, 0, max_tag), 0, max_tag, 8, "probe(0, max_tag) with (1, tag 0) queued before");
+            s.expect_status(s.recv(t, 0, max_tag, b), 0, max_tag, 8, "recv(0, max_tag) with (1, tag 0) queued before");
+            s.expect_status(s.recv(t, 1, 0, b), 1, 0, 4, "the message of tag 0 this rank sent itself");
+            s.wait_send(t, r, 1, 0);
+        } else {
+            s.recv(t, 1, 2, mutable_bytes{});
+            s.send(t, 1, max_tag, detail::numbered(8, max_tag, 0));
+        }
     });
 }
 

@@ -22,6 +22,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace comet::testing::checks {
@@ -131,6 +132,26 @@ void nonblocking(const Runner& run, const limits& l) {
         request none;
         f.expect(s.call("ops::wait", [&] { return ops::wait(t, none); }) == status{}, "wait() on a default request must give an empty status");
         s.call("ops::wait_all", [&] { ops::wait_all(t, std::span<request>{}); });  // of nothing: returns at once
+        // wait waits as long as it takes: here a message sent 1.2 s (of the host's time) later.
+        if (t.rank() == 0) {
+            // Its clock watched meanwhile, every 10 ms (the message sent whatever that finds,
+            // so that the peer's wait is not left to the watchdog).
+            try {
+                for (int k = 0; k < 120; ++k) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                    s.watch_clock(t);
+                }
+            } catch (const conformance_failure&) {
+                s.send(t, peer, 24, detail::pattern(5, 24));
+                throw;
+            }
+            s.send(t, peer, 24, detail::pattern(5, 24));
+        } else {
+            std::vector<std::byte> late(5);
+            request q = s.call("irecv", [&] { return t.irecv(peer, 24, late); });
+            f.expect_status(s.call("ops::wait", [&] { return ops::wait(t, q); }), peer, 24, 5, "wait() on a receive whose message was sent 1.2 s later");
+            f.expect(s.call("test", [&] { return t.test(q); }) == std::optional<status>(status{}), "the receive was not complete after wait() returned");
+        }
         // wait_all raises the truncation of a receive it completes.
         {
             const auto longer = detail::pattern(20, 23);
@@ -249,6 +270,14 @@ void bsend_promise(const Runner& run, const limits& l) {
                         s.expect_pattern(in, n, seed(t.rank(), tag), "a message this rank bsent itself");
                     }
                 }
+            }
+            // Small bsends on one tag stay messages of their own (none appended to one still
+            // waiting), each received whole and in order.
+            for (std::uint32_t k = 0; k < 6; ++k) s.call("bsend", [&] { t.bsend(peer, 68, detail::numbered(8 + k, k, 68)); });
+            std::vector<std::byte> in(64);
+            for (std::uint32_t k = 0; k < 6; ++k) {
+                s.expect_status(s.recv(t, peer, 68, in), peer, 68, 8 + k, "one of six small messages bsent on one tag");
+                s.expect(detail::number_of(in) == k, "the small message bsent as number ", k, " of 6 on one tag arrived as number ", detail::number_of(in));
             }
         }
     });
