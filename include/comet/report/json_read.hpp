@@ -475,14 +475,14 @@ inline results_file read_results(std::string_view text, std::string_view source 
     const value doc = p.document();
     const detail::json_read::reader rd(p);
     if (doc.k != value::kind::object) rd.wrong(doc, "the document", "an object (comet's results.json)");
-    const value* version = doc.find("schema_version");
-    if (!version) {
+    const value* schema = doc.find("schema_version");
+    if (!schema) {
         if (doc.find("benchmarks")) p.fail_at(doc.line, "a Google Benchmark file (gbench.json), not comet's results.json");
         p.fail_at(doc.line, "expected a member \"schema_version\" (is it comet's results.json?)");
     }
-    const auto v = rd.integer(*version, "schema_version");
+    const auto v = rd.integer(*schema, "schema_version");
     if (v != results_schema_version && v != 1)
-        p.fail_at(version->line, "schema_version " + std::to_string(v) + ": this comet reads versions 1 and " +
+        p.fail_at(schema->line, "schema_version " + std::to_string(v) + ": this comet reads versions 1 and " +
                                      std::to_string(results_schema_version));
     results_file out;
     rd.context_of(doc, out.ctx, out.notes);
