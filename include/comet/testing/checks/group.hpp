@@ -539,9 +539,9 @@ void abort_stops_everyone(const Runner& run, const limits& l) {
                     s.recv(t, any_source, 77, b);
                     s.fail("a receive of a message nobody sent completed");
                 });
-            } catch (const aborted& e) {
-                if (std::string(e.what()).find("rank 0") == std::string::npos)
-                    throw conformance_failure("abort_stops_everyone: the error \"" + std::string(e.what()) + "\" of abort(\"\") should name rank 0");
+            } catch (const aborted& empty) {
+                if (std::string(empty.what()).find("rank 0") == std::string::npos)
+                    throw conformance_failure("abort_stops_everyone: the error \"" + std::string(empty.what()) + "\" of abort(\"\") should name rank 0");
                 return;
             }
             throw conformance_failure("abort_stops_everyone: abort(\"\") ended the run without raising comet::aborted");
