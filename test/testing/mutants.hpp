@@ -17,6 +17,7 @@
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
+#include <comet/core/work.hpp>
 #include <comet/algorithms/collectives.hpp>
 
 #include <algorithm>
@@ -74,6 +75,7 @@ enum class defect {
     now_cpu_time,           ///< now() is the thread's CPU time
     isend_to_any_source,    ///< isend takes any_source as a destination (and sends to rank 0)
     bsend_borrows,          ///< bsend of a large message, with 8 of its messages unreceived there, keeps the caller's buffer
+    sends_wait_for_receiver, ///< with bsend offered (all sends buffering), isend of more than the eager limit waits for the receiver
     search_window,          ///< a receive or probe looks at the first 20 queued messages only
     duplicate_at_1000,      ///< the 1000th small message from rank 0 to rank 1 of a run is delivered twice (a window's end)
     iprobe_blind_posted,    ///< while the rank has a receive posted, iprobe reports nothing
@@ -106,6 +108,10 @@ enum class defect {
     rsend_truncation_silent,///< a ready message longer than its posted receive is cut short, no error
     reduce_sum_root_zero,   ///< native reduce_sum leaves the elements that are 0 on the root at 0
     wait_gives_up,          ///< native wait returns an empty status after 1 s, the request still pending
+    rsend_first_posted,     ///< a ready message goes into the first receive posted for its sender, whatever its tag
+    compute_skips_short,    ///< native compute skips busy work shorter than 1 ms
+    isend_done_before_copy, ///< isend of a large message completes at once, its buffer still read when the receive takes it
+    allreduce_sum_last_own_first, ///< native allreduce_sum: the rank that enters last adds its own values first, the others in rank order
 };
 
 inline constexpr std::size_t eager_limit = 256;
@@ -154,6 +160,7 @@ struct world {
     defect broken;
     std::mutex m;
     std::vector<box> boxes;
+    std::atomic<int> entered{0};  ///< allreduce_sum_last_own_first: calls entered, all ranks together
     std::vector<std::size_t> unreceived_from = std::vector<std::size_t>(static_cast<std::size_t>(ranks * ranks), 0);
 };
 
@@ -198,10 +205,10 @@ public:
         world::message msg{rank_, tag, false, {}, {}, nullptr};
         msg.ready = ready_;
         // Where bsend is offered (without bsend_copies) every send buffers, as the concept says.
-        if (data.size() <= eager_limit || Bsend)
+        if (data.size() <= eager_limit || (Bsend && !is(defect::sends_wait_for_receiver)))
             msg.copy.assign(data.begin(), data.end()), op->done = true;
         else
-            msg.large = data, msg.sender = op;
+            msg.large = data, msg.sender = op, op->done = is(defect::isend_done_before_copy);
         auto& to = box(dest);
         if (rank_ == 0 && dest == 1) {
             if (is(defect::lose_message) && tag == 4) {
@@ -328,6 +335,8 @@ protected:
     bool ready_ = false;  ///< the send being started is a ready send (full_transport)
 
     bool is(defect d) const { return w_.broken == d; }
+    /// allreduce_sum_last_own_first: true for the rank whose call is the group's last to enter.
+    bool entered_last() { return ++w_.entered % size() == 0; }
 
 private:
     world::box& box(int r) { return w_.boxes[static_cast<std::size_t>(r)]; }
@@ -372,7 +381,7 @@ private:
         auto r = to.posted.end();
         for (auto it = to.posted.begin(); it != to.posted.end(); ++it)
             if ((it->source == comet::any_source || it->source == m.source || (m.ready && is(defect::rsend_matches_by_tag))) &&
-                tags_match(it->tag, m.tag)) {
+                (tags_match(it->tag, m.tag) || (m.ready && it->source == m.source && is(defect::rsend_first_posted)))) {
                 if (is(defect::irsend_any_source_lost) && m.ready && it->source == comet::any_source) return;
                 if (is(defect::rsend_any_tag_lost) && m.ready && it->tag == comet::any_tag) continue;
                 const bool wild = it->source == comet::any_source || it->tag == comet::any_tag;
@@ -451,6 +460,10 @@ class full_transport : public transport<false> {
 public:
     using transport<false>::transport;
 
+    void compute(const comet::work& w) {
+        if (is(defect::compute_skips_short) && w.kind == comet::work_kind::busy && w.seconds < 1e-3) return;
+        comet::perform(w);
+    }
     void send(int dest, int tag, comet::const_bytes data) {
         auto r = isend(dest, tag, data);
         if (is(defect::send_returns_early) && data.size() > eager_limit) return;
@@ -521,7 +534,24 @@ public:
         last_broadcast_ = {root, data.data(), data.size()};
         if (!repeat) comet::algorithms::broadcast(*this, root, data);
     }
-    void allreduce_sum(std::span<double> v) { comet::algorithms::allreduce(*this, v, [](double a, double b) { return a + b; }); }
+    void allreduce_sum(std::span<double> v) {
+        if (is(defect::allreduce_sum_last_own_first)) {
+            const bool last = entered_last();
+            const std::size_t n = v.size();
+            std::vector<double> all(n * static_cast<std::size_t>(size()));
+            comet::algorithms::gather(*this, 0, std::as_bytes(v), std::as_writable_bytes(std::span(all)));
+            comet::algorithms::broadcast(*this, 0, std::as_writable_bytes(std::span(all)));
+            const int first = last ? rank() : 0;
+            for (std::size_t e = 0; e < n; ++e) {
+                double acc = all[static_cast<std::size_t>(first) * n + e];
+                for (int j = 0; j < size(); ++j)
+                    if (j != first) acc += all[static_cast<std::size_t>(j) * n + e];
+                v[e] = acc;
+            }
+            return;
+        }
+        comet::algorithms::allreduce(*this, v, [](double a, double b) { return a + b; });
+    }
     void allreduce_max(std::span<double> v) {
         if (is(defect::allreduce_max_from_zero))
             for (double& x : v) x = std::max(x, 0.0);

@@ -395,7 +395,7 @@ void bad_arguments(const Runner& run, const limits& l) {
 }
 
 /// now() never goes back (a step back is printed with every digit, so it shows however small
-/// it is); compute() takes the time it describes.
+/// it is); compute() takes the time it describes, short pieces of work included.
 template <class Runner>
 void time_and_compute(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "time_and_compute", l, [](auto& t, session& s) {
@@ -449,6 +449,17 @@ void time_and_compute(const Runner& run, const limits& l) {
         // its core with another still gets a part of it); on a simulated one it is only charged.
         s.expect(busy_host < 0.01 || long_cpu >= 0.02, "compute(busy 200 ms) used ", testing::detail::exact(long_cpu),
                  " s of this thread's CPU: busy work must keep the CPU busy, not sleep");
+        // Short pieces of work take their time too, however far below a timer's resolution:
+        // 100 of 500 µs and 200 of 20 µs, timed as a whole.
+        for (const auto& [pieces, seconds] : {std::pair{100, 500e-6}, std::pair{200, 20e-6}}) {
+            const double p0 = now();
+            s.call("ops::compute", [&, pieces = pieces, seconds = seconds] {
+                for (int k = 0; k < pieces; ++k) ops::compute(t, work::busy(seconds));
+            });
+            const double took = now() - p0;
+            s.expect(took >= 0.8 * pieces * seconds, pieces, " computes of busy ", seconds * 1e6, " µs took ", testing::detail::exact(took),
+                     " s in all, less than the ", pieces * seconds, " s they describe");
+        }
         const double t1 = now();
         s.call("ops::compute", [&] {
             ops::compute(t, work::daxpy(100000));

@@ -93,12 +93,21 @@ void collectives(const Runner& run, const limits& l) {
                 s.call("ops::reduce_sum", [&] { ops::reduce_sum(t, root, z); });
                 if (t.rank() == root) f.expect(z[0] == p - 1 && z[1] == 0.0, "reduce_sum to root ", root, " of 0 on the root and 1 elsewhere gave ", z[0], ", expected ", p - 1);
             }
-            // Inexact sums must still agree bit for bit on every rank.
-            std::vector<double> x{0.1 * (t.rank() + 1), 1e16 + t.rank(), 1.0 / (t.rank() + 3)};
-            s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, x); });
-            std::vector<double> from_root = x;
+            // Inexact sums must still agree bit for bit on every rank, whichever rank enters last
+            // (an implementation that lets the last to arrive combine may favour its own values).
+            // Each rank's results side by side, then rank 0's broadcast once.
+            std::vector<double> sums;
+            for (int late = 0; late < t.size(); ++late) {
+                std::vector<double> x{0.1 * (t.rank() + 1), 1e16 + t.rank(), 1.0 / (t.rank() + 3)};
+                if (t.rank() == late) s.call("ops::compute", [&] { ops::compute(t, work::busy(0.01)); });
+                s.call("ops::allreduce_sum", [&] { ops::allreduce_sum(t, x); });
+                sums.insert(sums.end(), x.begin(), x.end());
+            }
+            std::vector<double> from_root = sums;
             s.call("ops::broadcast", [&] { ops::broadcast(t, 0, std::as_writable_bytes(std::span<double>(from_root))); });
-            f.expect(std::memcmp(x.data(), from_root.data(), x.size() * sizeof(double)) == 0, "allreduce_sum gave this rank other bits than rank 0");
+            for (int late = 0; late < t.size(); ++late)
+                f.expect(std::memcmp(sums.data() + 3 * late, from_root.data() + 3 * late, 3 * sizeof(double)) == 0,
+                         "allreduce_sum gave this rank other bits than rank 0 (rank ", late, " entering last)");
             // The rooted reductions, from every root: the result on the root, every other rank's
             // values left as they were.
             for (int root = 0; root < t.size(); ++root)
@@ -323,6 +332,29 @@ void capabilities(const Runner& run, const limits& l) {
                     s.recv(t, peer, 52, in);
                     s.call("rsend", [&] { t.rsend(peer, 54, detail::pattern(16, 54)); });
                 }
+                // Receives posted for other tags (naming the sender, then any_source) are passed
+                // over: ready messages sent in the reverse order each go to their own tag's receive.
+                if (t.rank() == 1) {
+                    std::vector<std::vector<std::byte>> three{std::vector<std::byte>(64), std::vector<std::byte>(64), std::vector<std::byte>(64)};
+                    auto r55 = s.call("irecv", [&] { return t.irecv(peer, 55, three[0]); });
+                    auto r56 = s.call("irecv", [&] { return t.irecv(any_source, 56, three[1]); });
+                    auto r57 = s.call("irecv", [&] { return t.irecv(peer, 57, three[2]); });
+                    s.send(t, peer, 52, detail::pattern(1, 52));
+                    for (int tag = 57; tag >= 55; --tag) {
+                        auto& r = tag == 55 ? r55 : tag == 56 ? r56 : r57;
+                        const auto& got = three[static_cast<std::size_t>(tag - 55)];
+                        const std::string what = "a ready message of tag " + std::to_string(tag) + " sent while receives of tags 55, 56 (any_source) and 57 were posted";
+                        s.expect_status(s.wait_recv(t, r, tag == 56 ? any_source : peer, tag), peer, tag, 24 + static_cast<std::size_t>(tag - 55), what);
+                        s.expect_pattern(std::span(got).first(24 + static_cast<std::size_t>(tag - 55)), 24 + static_cast<std::size_t>(tag - 55),
+                                         static_cast<std::uint32_t>(tag), what);
+                    }
+                } else {
+                    s.recv(t, peer, 52, in);
+                    for (int tag = 57; tag >= 55; --tag) {
+                        const auto out = detail::pattern(24 + static_cast<std::size_t>(tag - 55), static_cast<std::uint32_t>(tag));
+                        s.call("rsend", [&] { t.rsend(peer, tag, out); });
+                    }
+                }
                 // Two receives posted for one tag take two ready messages in the order posted.
                 if (t.rank() == 1) {
                     std::vector<std::vector<std::byte>> two{std::vector<std::byte>(64), std::vector<std::byte>(32)};
@@ -411,7 +443,7 @@ void capabilities(const Runner& run, const limits& l) {
             s.call("ops::wait", [&] { ops::wait(t, r1); });
             s.expect(v[0] == p * (p + 1) / 2 && v[1] == 2 * p, "iallreduce_sum gave ", v[0], ", ", v[1]);
             for (int root = 0; root < t.size(); ++root)
-                for (std::size_t n : {std::size_t{1}, std::size_t{3001}}) {
+                for (std::size_t n : {std::size_t{1}, std::size_t{3001}, std::size_t{100001}}) {
                     const auto seed = static_cast<std::uint32_t>(80 + root);
                     auto data = t.rank() == root ? detail::pattern(n, seed) : std::vector<std::byte>(n);
                     auto r2 = s.call("ibroadcast", [&] { return t.ibroadcast(root, data); });
@@ -424,13 +456,21 @@ void capabilities(const Runner& run, const limits& l) {
             s.call("ops::wait", [&] { ops::wait(t, r6); });
             for (std::size_t i = 0; i < many.size(); ++i)
                 s.expect(many[i] == p * (p + 1) / 2 * static_cast<double>(i), "iallreduce_sum of 1001 elements: element ", i, " is ", many[i]);
-            // An inexact sum has the same bits on every rank, as allreduce_sum's.
-            std::vector<double> x{0.1 * (t.rank() + 1), 1e16 + t.rank(), 1.0 / (t.rank() + 3)};
-            auto r8 = s.call("iallreduce_sum", [&] { return t.iallreduce_sum(x); });
-            s.call("ops::wait", [&] { ops::wait(t, r8); });
-            std::vector<double> from_root = x;
+            // An inexact sum has the same bits on every rank, as allreduce_sum's, whichever rank
+            // enters last.
+            std::vector<double> sums;
+            for (int late = 0; late < t.size(); ++late) {
+                std::vector<double> x{0.1 * (t.rank() + 1), 1e16 + t.rank(), 1.0 / (t.rank() + 3)};
+                if (t.rank() == late) s.call("ops::compute", [&] { ops::compute(t, work::busy(0.01)); });
+                auto r8 = s.call("iallreduce_sum", [&] { return t.iallreduce_sum(x); });
+                s.call("ops::wait", [&] { ops::wait(t, r8); });
+                sums.insert(sums.end(), x.begin(), x.end());
+            }
+            std::vector<double> from_root = sums;
             s.call("ops::broadcast", [&] { ops::broadcast(t, 0, std::as_writable_bytes(std::span<double>(from_root))); });
-            s.expect(std::memcmp(x.data(), from_root.data(), x.size() * sizeof(double)) == 0, "iallreduce_sum gave this rank other bits than rank 0");
+            for (int late = 0; late < t.size(); ++late)
+                s.expect(std::memcmp(sums.data() + 3 * late, from_root.data() + 3 * late, 3 * sizeof(double)) == 0,
+                         "iallreduce_sum gave this rank other bits than rank 0 (rank ", late, " entering last)");
             // A pending request moved (constructed, then assigned) still completes.
             auto r3 = s.call("ibarrier", [&] { return t.ibarrier(); });
             typename T::request moved(std::move(r3));

@@ -208,6 +208,8 @@ void crossing_exchanges(const Runner& run, const limits& l) {
 /// Two ranks that both send first and receive second complete (CoMet's pairwise exchange),
 /// in the form kernels use on this transport (kernels/swap.hpp): the thesis' buffered send
 /// then receive where the transport offers `bsend`, a form that cannot deadlock elsewhere.
+/// Where `bsend` is how all sends behave (core/concepts.hpp, `buffering_transport`), the
+/// ordinary blocking send then receive completes too, up to 1 MiB, to the peer and to oneself.
 template <class Runner>
 void both_send_first(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "both_send_first", l, [](auto& t, session& s) {
@@ -222,6 +224,19 @@ void both_send_first(const Runner& run, const limits& l) {
                 const auto out = detail::pattern(n, round * 2 + static_cast<std::uint32_t>(t.rank()));
                 f.expect_status(s.call("kernels::swap", [&] { return kernels::swap(t, peer, out, peer, in, 11); }), peer, 11, n, form);
                 f.expect_pattern(in, n, round * 2 + static_cast<std::uint32_t>(peer), form);
+            }
+            if constexpr (buffering_transport<T>) {
+                const char* plain = "ops::send then ops::recv on both ranks, where bsend is how all sends behave";
+                const auto out = detail::pattern(n, 40 + static_cast<std::uint32_t>(t.rank()));
+                s.call("ops::send", [&] { ops::send(t, peer, 12, out); });
+                f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 12, in); }), peer, 12, n, plain);
+                f.expect_pattern(in, n, 40 + static_cast<std::uint32_t>(peer), plain);
+                // And to oneself: the send returns before its receive is posted.
+                const auto own = detail::pattern(n, 50 + static_cast<std::uint32_t>(t.rank()));
+                s.call("ops::send", [&] { ops::send(t, t.rank(), 13, own); });
+                f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, t.rank(), 13, in); }), t.rank(), 13, n,
+                                "ops::send to oneself then ops::recv, where bsend is how all sends behave");
+                f.expect_pattern(in, n, 50 + static_cast<std::uint32_t>(t.rank()), "ops::send to oneself then ops::recv");
             }
         }
         f.settle(s);
@@ -269,6 +284,21 @@ void bsend_promise(const Runner& run, const limits& l) {
                         s.expect_status(s.recv(t, t.rank(), tag, in), t.rank(), tag, n, "a message this rank bsent itself");
                         s.expect_pattern(in, n, seed(t.rank(), tag), "a message this rank bsent itself");
                     }
+                }
+            }
+            // Messages larger than any buffer a transport attaches by default (2 MiB + 5 bytes),
+            // three each way, received last first.
+            {
+                const std::size_t n = (std::size_t{2} << 20) + 5;
+                for (int tag = 69; tag <= 71; ++tag) {
+                    auto out = detail::pattern(n, static_cast<std::uint32_t>(10 * t.rank() + tag));
+                    s.call("bsend", [&] { t.bsend(peer, tag, out); });
+                    std::fill(out.begin(), out.end(), std::byte{0xA5});
+                }
+                std::vector<std::byte> in(n);
+                for (int tag = 71; tag >= 69; --tag) {
+                    s.expect_status(s.recv(t, peer, tag, in), peer, tag, n, "a 2 MiB message both ranks bsent before receiving");
+                    s.expect_pattern(in, n, static_cast<std::uint32_t>(10 * peer + tag), "a 2 MiB message both ranks bsent before receiving");
                 }
             }
             // Small bsends on one tag stay messages of their own (none appended to one still

@@ -160,9 +160,16 @@ public:
         release_held();
         return r;
     }
+    /// Where the inner transport's bsend is how all its sends behave (core/concepts.hpp,
+    /// `buffering_transport`), so is this one's send: the message goes by bsend and the call
+    /// never waits for the receiver. Elsewhere isend then a wait with the limit.
     void send(int dest, int tag, const_bytes data) {
-        request r = isend(dest, tag, data);
-        wait_for(r, "send to", dest, tag);
+        if constexpr (buffering_transport<Inner>) {
+            bsend(dest, tag, data);
+        } else {
+            request r = isend(dest, tag, data);
+            wait_for(r, "send to", dest, tag);
+        }
     }
     void bsend(int dest, int tag, const_bytes data)
         requires buffered_send_transport<Inner>
