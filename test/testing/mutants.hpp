@@ -76,6 +76,7 @@ enum class defect {
     isend_to_any_source,    ///< isend takes any_source as a destination (and sends to rank 0)
     bsend_borrows,          ///< bsend of a large message, with 8 of its messages unreceived there, keeps the caller's buffer
     sends_wait_for_receiver, ///< with bsend offered (all sends buffering), isend of more than the eager limit waits for the receiver
+    sends_wait_past_2_mib,  ///< with bsend offered (all sends buffering), isend of more than 2 MiB waits for the receiver
     search_window,          ///< a receive or probe looks at the first 20 queued messages only
     duplicate_at_1000,      ///< the 1000th small message from rank 0 to rank 1 of a run is delivered twice (a window's end)
     iprobe_blind_posted,    ///< while the rank has a receive posted, iprobe reports nothing
@@ -205,7 +206,8 @@ public:
         world::message msg{rank_, tag, false, {}, {}, nullptr};
         msg.ready = ready_;
         // Where bsend is offered (without bsend_copies) every send buffers, as the concept says.
-        if (data.size() <= eager_limit || (Bsend && !is(defect::sends_wait_for_receiver)))
+        const bool waits = is(defect::sends_wait_for_receiver) || (is(defect::sends_wait_past_2_mib) && data.size() > (std::size_t{2} << 20));
+        if (data.size() <= eager_limit || (Bsend && !waits))
             msg.copy.assign(data.begin(), data.end()), op->done = true;
         else
             msg.large = data, msg.sender = op, op->done = is(defect::isend_done_before_copy);

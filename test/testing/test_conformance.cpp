@@ -220,6 +220,9 @@ BOOST_AUTO_TEST_CASE(bsend_bounded) { comet::testing::conformance{mutants::runne
 BOOST_AUTO_TEST_CASE(sends_wait_for_receiver) {
     comet::testing::conformance{mutants::runner<true>{mutants::defect::sends_wait_for_receiver}}.both_send_first();
 }
+BOOST_AUTO_TEST_CASE(sends_wait_past_2_mib) {
+    comet::testing::conformance{mutants::runner<true>{mutants::defect::sends_wait_past_2_mib}}.both_send_first();
+}
 BOOST_AUTO_TEST_CASE(sendrecv_recv_tag_send) {
     comet::testing::conformance{mutants::runner<false, true>{mutants::defect::sendrecv_recv_tag_send}}.capabilities();
 }

@@ -209,7 +209,8 @@ void crossing_exchanges(const Runner& run, const limits& l) {
 /// in the form kernels use on this transport (kernels/swap.hpp): the thesis' buffered send
 /// then receive where the transport offers `bsend`, a form that cannot deadlock elsewhere.
 /// Where `bsend` is how all sends behave (core/concepts.hpp, `buffering_transport`), the
-/// ordinary blocking send then receive completes too, up to 1 MiB, to the peer and to oneself.
+/// ordinary blocking send then receive completes too, up to 4 MiB + 1 byte, to the peer and to
+/// oneself.
 template <class Runner>
 void both_send_first(const Runner& run, const limits& l) {
     testing::detail::run_check(run, 2, "both_send_first", l, [](auto& t, session& s) {
@@ -238,6 +239,16 @@ void both_send_first(const Runner& run, const limits& l) {
                                 "ops::send to oneself then ops::recv, where bsend is how all sends behave");
                 f.expect_pattern(in, n, 50 + static_cast<std::uint32_t>(t.rank()), "ops::send to oneself then ops::recv");
             }
+        }
+        if constexpr (buffering_transport<T>) {
+            // Past any size where a protocol might switch: 4 MiB + 1 byte, both ranks sending first.
+            const std::size_t n = (std::size_t{4} << 20) + 1;
+            const auto out = detail::pattern(n, 60 + static_cast<std::uint32_t>(t.rank()));
+            std::vector<std::byte> in(n);
+            const char* plain = "a 4 MiB + 1 byte ops::send then ops::recv on both ranks, where bsend is how all sends behave";
+            s.call("ops::send", [&] { ops::send(t, peer, 14, out); });
+            f.expect_status(s.call("ops::recv", [&] { return ops::recv(t, peer, 14, in); }), peer, 14, n, plain);
+            f.expect_pattern(in, n, 60 + static_cast<std::uint32_t>(peer), plain);
         }
         f.settle(s);
     });
