@@ -11,7 +11,8 @@
 // `bsend` copies the message into storage the decorator owns, starts the inner transport's
 // `isend` on that copy and returns: two ranks that both `bsend` and then receive always
 // complete, which an MPI standard send does not promise (its `send` may wait for the matching
-// receive). The copy is the price, as it is MPI_Bsend's and NX/2's (the message is copied into
+// receive). The blocking `send` is that `bsend` too, so that every send of a buffered
+// transport buffers, as NX/2's csend did. The copy is the price, as it is MPI_Bsend's and NX/2's (the message is copied into
 // a system buffer); a measurement on a buffered transport measures it, and its records say so
 // through the `buffered_send` capability.
 //
@@ -129,12 +130,9 @@ public:
         collect();
         return base::iprobe(source, tag);
     }
-    void send(int dest, int tag, const_bytes data)
-        requires requires(Inner& i) { i.send(dest, tag, data); }
-    {
-        collect();
-        base::send(dest, tag, data);
-    }
+    /// Every send buffers here (core/concepts.hpp, buffering_transport): the blocking send is
+    /// this decorator's `bsend`, whatever the inner transport's send would wait for.
+    void send(int dest, int tag, const_bytes data) { bsend(dest, tag, data); }
     status recv(int source, int tag, mutable_bytes data)
         requires requires(Inner& i) { i.recv(source, tag, data); }
     {
