@@ -24,7 +24,7 @@
 #pragma once
 
 #include <comet/report/context.hpp>
-#include <comet/report/json.hpp>
+#include <comet/report/json/writer.hpp>
 #include <comet/report/report.hpp>
 #include <comet/stats/compare.hpp>
 #include <comet/stats/record.hpp>

@@ -24,9 +24,11 @@
 //
 // The checks live by subject: checks/matching.hpp (identity, send status, tags, ordering),
 // checks/wildcards.hpp, checks/completion.hpp (buffer sizes, test, probe, progress, delivery,
-// arguments, time), checks/traffic.hpp (the rules together, on seeded random traffic),
-// checks/operations.hpp (blocking operations, wait, bsend) and
-// checks/group.hpp (collectives, capabilities, abort, exceptions, deadlock).
+// arguments, time), checks/traffic.hpp (on seeded random traffic, checks/traffic_model.hpp: the
+// rules together, checks/random_traffic.hpp, and the operations together,
+// checks/random_operations.hpp), checks/operations.hpp (blocking operations, wait, bsend) and
+// checks/group.hpp (checks/collectives.hpp: collectives and barriers; checks/capabilities.hpp
+// with checks/nonblocking_collectives.hpp; checks/termination.hpp: abort, exceptions, deadlock).
 #pragma once
 
 #include <comet/testing/checks/completion.hpp>

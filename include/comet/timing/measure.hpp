@@ -42,208 +42,36 @@
 // Interrupts: the decider asks `sampling::stop` before every sample and sends the answer with
 // the "go", so a stop request (a signal the program turned into one) ends every point of the
 // kernel within one sample on every rank, each point keeping the samples it had ("interrupted").
+//
+// Here: the engine (calibration, rounds, stop rules) and the state it starts each sample from.
+// The policy it follows is timing/sampling.hpp, what it measured at a point (and how that
+// becomes a record, or moves to another rank) timing/sampled_point.hpp, the ranks taking part
+// and how its decisions travel among them timing/rank_set.hpp.
 #pragma once
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/function_ref.hpp>
 #include <comet/core/work.hpp>
-#include <comet/core/hash.hpp>
 #include <comet/ops/ops.hpp>
-#include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
-#include <comet/stats/validity.hpp>
+#include <comet/timing/rank_set.hpp>
 #include <comet/timing/repeat.hpp>
+#include <comet/timing/sampled_point.hpp>
+#include <comet/timing/sampling.hpp>
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <iterator>
 #include <optional>
 #include <random>
-#include <stop_token>
-#include <ranges>
 #include <span>
-#include <string>
-#include <string_view>
-#include <type_traits>
 #include <vector>
 
 namespace comet {
-
-/// The order in which a round visits the open points.
-enum class interleave : unsigned char {
-    round_robin,  ///< point order, every round
-    shuffle,      ///< a fresh permutation per round, from `sampling::seed`
-    none,         ///< all samples of a point before the next point (the thesis' sweep)
-};
-
-/// Which rank's time a sample is.
-enum class sample_reduction : unsigned char {
-    decider,         ///< the decider's (the test node's) own repeat loop
-    max_over_ranks,  ///< the largest per-iteration time over every rank
-};
-
-constexpr std::string_view to_string(interleave i) noexcept {
-    return i == interleave::round_robin ? "round_robin" : i == interleave::shuffle ? "shuffle" : "none";
-}
-constexpr std::string_view to_string(sample_reduction r) noexcept {
-    return r == sample_reduction::decider ? "test_node" : "max_over_ranks";
-}
-
-/// The state of the caches a sample starts from.
-enum class cache_state : unsigned char {
-    warm,  ///< the point's own data in cache: one untimed iteration of it just before the sample
-    cold,  ///< caches overwritten before the sample, which is one operation
-};
-
-constexpr std::string_view to_string(cache_state c) noexcept { return c == cache_state::warm ? "warm" : "cold"; }
-
-/// How a kernel's points are sampled. Embedded in every kernel's configuration as `sampling`.
-/// All ranks pass the same values (@pre), but for `stop`, which only the decider reads.
-struct sampling {
-    /// Samples every point gets at least. Fifteen give a 96.5% interval of the median
-    /// (x_(4)..x_(12)); below 6 there is no 95% interval at all.
-    std::size_t min_samples = 15;
-    /// Samples a point gets at most.
-    std::size_t max_samples = 101;
-    /// A point stops once the half-width of the 95% interval of its median is within this
-    /// fraction of the median (0: never stop early; the cap or the budget ends it).
-    double target_ci = 0.02;
-    /// Iterations of the body per sample; 0 calibrates them so a sample lasts
-    /// `min_sample_seconds`. A fixed count shorter than that is kept, and said so in the record.
-    std::size_t iterations = 0;
-    /// The least duration of a sample; 0 means max(1000 × the clock's resolution, 200 µs), long
-    /// enough that reading the clock twice is a negligible part of it.
-    double min_sample_seconds = 0.0;
-    /// Time a point runs untimed before its first sample (caches, page faults, the partner's
-    /// first wake-up).
-    double warmup_seconds = 1e-3;
-    /// Time a point's samples may use before it stops short of the interval it aims at; 0 means
-    /// three times what `min_samples` samples take.
-    double budget_seconds = 0.0;
-    interleave order = interleave::round_robin;
-    /// Seed of the shuffled order (recorded with it).
-    std::uint64_t seed = 1993;
-    /// What the caches hold when a sample starts (recorded as the param `cache`). Why warm by
-    /// default: interleaved points would otherwise start each sample with whatever the point
-    /// before left in cache, cold for a cache-sized message and warm for a small one, and the
-    /// figure would depend on the order of the sweep.
-    cache_state cache = cache_state::warm;
-    /// Bytes every rank overwrites before a cold sample: more than the caches hold.
-    std::size_t cold_bytes = std::size_t{64} << 20;
-    /// Read on the decider before every sample: once a stop is requested the engine ends, every
-    /// point keeping the samples it has (stop reason "interrupted").
-    std::stop_token stop = {};
-};
-
-/// Why a point stopped taking samples.
-enum class stop_reason : unsigned char { interval, max_samples, budget, fixed, interrupted };
-
-constexpr std::string_view to_string(stop_reason s) noexcept {
-    switch (s) {
-    case stop_reason::interval: return "interval";
-    case stop_reason::max_samples: return "max_samples";
-    case stop_reason::budget: return "budget";
-    case stop_reason::fixed: return "fixed";
-    case stop_reason::interrupted: return "interrupted";
-    }
-    return "?";
-}
-
-/// Exactly `samples` samples of `iterations` iterations each, one untimed run of as many before
-/// them, no early stop: the thesis' fixed repeat loops (and what tests use to count calls).
-inline sampling fixed_sampling(std::size_t samples, std::size_t iterations) {
-    return {.min_samples = samples, .max_samples = samples, .target_ci = 0.0, .iterations = iterations, .warmup_seconds = 0.0};
-}
-
-/// Checks `s`; the message names the kernel, the field and its value.
-inline void check_sampling(int rank, std::string_view kernel, const sampling& s) {
-    if (s.min_samples == 0) raise<invalid_argument>(rank, kernel, ": sampling.min_samples must be at least 1, got 0");
-    if (s.max_samples < s.min_samples)
-        raise<invalid_argument>(rank, kernel, ": sampling.max_samples = ", s.max_samples, " is below min_samples = ", s.min_samples);
-    if (!(s.target_ci >= 0.0) || !std::isfinite(s.target_ci))
-        raise<invalid_argument>(rank, kernel, ": sampling.target_ci = ", s.target_ci, " is not a fraction >= 0");
-    for (const auto& [name, v] : {std::pair{"min_sample_seconds", s.min_sample_seconds},
-                                  std::pair{"warmup_seconds", s.warmup_seconds}, std::pair{"budget_seconds", s.budget_seconds}})
-        if (!(v >= 0.0) || !std::isfinite(v)) raise<invalid_argument>(rank, kernel, ": sampling.", name, " = ", v, " is not >= 0 seconds");
-    if (s.iterations > 1'000'000'000) raise<invalid_argument>(rank, kernel, ": sampling.iterations = ", s.iterations, " is over 10^9");
-    if (s.cache == cache_state::cold && (s.cold_bytes == 0 || s.cold_bytes > (std::size_t{1} << 34)))
-        raise<invalid_argument>(rank, kernel, ": sampling.cold_bytes = ", s.cold_bytes, " is not in 1..2^34");
-}
-
-/// What the engine measured at one point (complete on the decider; empty samples elsewhere).
-struct sampled_point {
-    std::vector<double> samples;    ///< seconds per iteration, one per sample
-    std::vector<double> overheads;  ///< the loop overhead subtracted from each, seconds per iteration
-    /// 1 where a rank taking part was disturbed during the sample (its transport's count of
-    /// disturbances moved: core/concepts.hpp, counts_disturbances), one per sample.
-    std::vector<unsigned char> disturbed = {};
-    std::size_t iterations = 0;     ///< iterations per sample
-    stop_reason stop = stop_reason::interval;
-    bool short_samples = false;     ///< a fixed iteration count gave samples under the minimum duration
-};
-
-/// Writes what the engine decided into `rec`: samples (those during which a rank was disturbed
-/// marked invalid as "preempted", those below zero as "negative"),
-/// overheads, iterations, the stop reason, the params `reduction` and `cache` (unless the kernel
-/// set its own), and the values `order` (with `seed` when shuffled).
-inline void fill_record(record& rec, sampled_point&& p, const sampling& s, sample_reduction red, double scale = 1.0) {
-    for (double& x : p.samples) x *= scale;
-    for (double& x : p.overheads) x *= scale;
-    rec.samples = std::move(p.samples);
-    rec.overheads = std::move(p.overheads);
-    rec.iterations = p.iterations;
-    rec.stop = std::string(to_string(p.stop));
-    for (std::size_t i = 0; i < p.disturbed.size() && i < rec.samples.size(); ++i)
-        if (p.disturbed[i]) mark_invalid(rec, i, "preempted");
-    mark_negative(rec);
-    if (p.short_samples) rec.notes.push_back("samples shorter than the minimum duration: fixed iterations too few for the clock");
-    if (p.stop == stop_reason::interrupted)
-        rec.notes.push_back("interrupted after " + std::to_string(rec.samples.size()) + " samples");
-    rec.params.set("reduction", std::string(to_string(red)));
-    if (!rec.params.contains("cache")) rec.params.set("cache", std::string(to_string(s.cache)));
-    rec.values.set("order", std::string(to_string(s.order)));
-    if (s.order == interleave::shuffle) rec.values.set("seed", static_cast<std::int64_t>(s.seed));
-}
-
-/// The ranks taking part in a measurement: a list of ranks, or every rank of the group — held as
-/// the group's size, so that on a simulated machine of 65,536 nodes no rank keeps a list of all
-/// the others (a list per rank would make the whole machine's memory grow as P²).
-class rank_set {
-public:
-    /// The ranks of `list` (which outlives the set).
-    template <std::ranges::contiguous_range R>
-        requires std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, int>
-    rank_set(const R& list) : list_(std::ranges::data(list), std::ranges::size(list)) {}  // NOLINT: implicit on purpose
-    /// Every rank of a group of `size`.
-    static rank_set every(int size) {
-        rank_set s;
-        s.every_ = size;
-        return s;
-    }
-
-    std::size_t size() const { return every_ >= 0 ? static_cast<std::size_t>(every_) : list_.size(); }
-    /// Whether the set is the whole of a group of `group_size` ranks.
-    bool whole_of(int group_size) const { return size() == static_cast<std::size_t>(group_size); }
-    /// Calls `f(rank)` for each rank, in order.
-    template <class F>
-    void for_each(F&& f) const {
-        if (every_ >= 0)
-            for (int r = 0; r < every_; ++r) f(r);
-        else
-            for (int r : list_) f(r);
-    }
-
-private:
-    rank_set() = default;
-    std::span<const int> list_;
-    int every_ = -1;
-};
 
 namespace detail {
 
@@ -273,92 +101,6 @@ inline void overwrite_caches(std::size_t bytes) {
 #if defined(__GNUC__) || defined(__clang__)
     asm volatile("" : : "r"(junk.data()) : "memory");  // the stores may not be elided
 #endif
-}
-
-/// The reserved tag of the engine's own messages (decisions, and samples for a reduction).
-inline constexpr int measure_tag = max_tag - 8;
-
-/// Sends `bytes` from `decider` to every other rank of `ranks` (each of which receives them):
-/// by the group's allreduce when every rank takes part, else by point-to-point messages. The
-/// collective where it can be used, because it is the transport's own (a simulated machine's
-/// global operation travels in its system's message space, and user messages of the engine's
-/// would change the state of the user message buffers that the kernel's next point measures).
-template <transport T>
-void share(T& t, int decider, const rank_set& ranks, mutable_bytes bytes) {
-    if (ranks.whole_of(t.size())) {
-        // An allreduce (a sum, to which only the decider adds anything; every transport has
-        // its own) rather than a broadcast: every rank takes part alike, so the ranks leave it
-        // as they entered it. A broadcast from the decider leaves the decider ahead of the
-        // others by the tree's depth, and the next sample would start from that stagger: on the
-        // simulated iPSC/860, back-to-back global sums of empty vectors on 2 nodes settle into
-        // a staggered cycle of 102.6 us per call after it, against 73.6 us in step. Six bytes
-        // to a double (exact: below 2^53), so a decision is a short message.
-        constexpr std::size_t per = 6;
-        std::vector<double> v((bytes.size() + per - 1) / per, 0.0);
-        if (t.rank() == decider)
-            for (std::size_t i = 0; i < bytes.size(); ++i)
-                v[i / per] += std::ldexp(static_cast<double>(std::to_integer<unsigned>(bytes[i])), static_cast<int>(8 * (i % per)));
-        ops::allreduce_sum(t, std::span<double>(v));
-        for (std::size_t i = 0; i < bytes.size(); ++i) {
-            const auto word = static_cast<std::uint64_t>(v[i / per]);
-            bytes[i] = static_cast<std::byte>((word >> (8 * (i % per))) & 0xff);
-        }
-        return;
-    }
-    // Each rank that takes part answers with an empty message once it has the decision, and the
-    // decider waits for every answer: when it goes on to time the next sample, its partners are
-    // already in their part of it. Without the answer the first iterations of a sample would
-    // include the partner's receiving of the decision (on the simulated iPSC/860, 2.8 µs more per
-    // round trip in a five-round-trip echo sample).
-    if (t.rank() == decider) {
-        ranks.for_each([&](int r) {
-            if (r != decider) ops::send(t, r, measure_tag, const_bytes(bytes));
-        });
-        ranks.for_each([&](int r) {
-            if (r != decider) ops::recv(t, r, measure_tag, mutable_bytes{});
-        });
-    } else {
-        ops::recv(t, decider, measure_tag, bytes);
-        ops::send(t, decider, measure_tag, const_bytes{});
-    }
-}
-template <transport T, class V>
-void share(T& t, int decider, const rank_set& ranks, V& v) {
-    if constexpr (std::ranges::contiguous_range<V>)
-        share(t, decider, ranks, std::as_writable_bytes(std::span(v)));
-    else
-        share(t, decider, ranks, std::as_writable_bytes(std::span<V>(&v, 1)));
-}
-
-/// Whether any rank of `ranks` was disturbed during the sample just taken, where only the
-/// decider timed it and `ranks` is not the whole group (`mine`: this rank's count of
-/// disturbances over it): on the decider; elsewhere whether this rank was. The decider asks
-/// each partner once its own timing has ended, and each answers: a partner that sent its answer
-/// by itself, right after its last message of the sample, would have it arrive while the decider
-/// still receives that sample's last message (on the simulated iPSC/860, one more interrupt in
-/// every echo sample). No message at all where the transport counts no disturbance.
-template <transport T>
-bool disturbed_at_partners(T& t, int decider, const rank_set& ranks, std::uint64_t mine) {
-    if constexpr (!counts_disturbances<T>) {
-        return false;
-    } else {
-        double any = mine > 0 ? 1.0 : 0.0;
-        if (t.rank() == decider) {
-            ranks.for_each([&](int r) {
-                if (r != decider) ops::send(t, r, measure_tag, const_bytes{});
-            });
-            ranks.for_each([&](int r) {
-                if (r == decider) return;
-                double theirs = 0;
-                ops::recv(t, r, measure_tag, std::as_writable_bytes(std::span<double>(&theirs, 1)));
-                any = std::max(any, theirs);
-            });
-        } else {
-            ops::recv(t, decider, measure_tag, mutable_bytes{});
-            ops::send(t, decider, measure_tag, std::as_bytes(std::span<const double>(&any, 1)));
-        }
-        return any != 0.0;
-    }
 }
 
 }  // namespace detail
@@ -627,85 +369,6 @@ std::vector<sampled_point> sample_points(T& t, std::size_t points, const samplin
         decide(open);
     }
     return out;
-}
-
-namespace detail {
-
-/// `measured` as one vector of doubles for `forward_points`: [samples n, iterations, stop,
-/// short_samples, n samples, n overheads, n disturbed], point after point.
-inline std::vector<double> pack_points(const std::vector<sampled_point>& measured) {
-    std::vector<double> v;
-    for (const auto& x : measured) {
-        v.push_back(static_cast<double>(x.samples.size()));
-        v.push_back(static_cast<double>(x.iterations));
-        v.push_back(static_cast<double>(static_cast<int>(x.stop)));
-        v.push_back(x.short_samples ? 1.0 : 0.0);
-        v.insert(v.end(), x.samples.begin(), x.samples.end());
-        v.insert(v.end(), x.overheads.begin(), x.overheads.end());
-        for (std::size_t i = 0; i < x.samples.size(); ++i) v.push_back(i < x.disturbed.size() && x.disturbed[i] ? 1.0 : 0.0);
-    }
-    return v;
-}
-
-/// The `points` measurements `pack_points` put in `v` (sent by rank `from`, unpacked on `rank`).
-inline std::vector<sampled_point> unpack_points(const std::vector<double>& v, std::size_t points, int rank, int from) {
-    std::vector<sampled_point> out(points);
-    std::size_t at = 0;
-    for (auto& x : out) {
-        if (at + 4 > v.size()) raise<error>(rank, "forward_points: the measurements from rank ", from, " are cut short");
-        const auto n = static_cast<std::size_t>(v[at]);
-        x.iterations = static_cast<std::size_t>(v[at + 1]);
-        x.stop = static_cast<stop_reason>(static_cast<int>(v[at + 2]));
-        x.short_samples = v[at + 3] != 0.0;
-        at += 4;
-        if (at + 3 * n > v.size()) raise<error>(rank, "forward_points: the measurements from rank ", from, " are cut short");
-        x.samples.assign(v.begin() + static_cast<std::ptrdiff_t>(at), v.begin() + static_cast<std::ptrdiff_t>(at + n));
-        x.overheads.assign(v.begin() + static_cast<std::ptrdiff_t>(at + n), v.begin() + static_cast<std::ptrdiff_t>(at + 2 * n));
-        for (std::size_t i = 0; i < n; ++i) x.disturbed.push_back(v[at + 2 * n + i] != 0.0 ? 1 : 0);
-        at += 3 * n;
-    }
-    return out;
-}
-
-/// A 64-bit hash of `v`'s bits, so that the measurements `forward_points` moves are known to
-/// arrive as they were sent.
-inline std::uint64_t checksum(std::span<const double> v) noexcept {
-    std::uint64_t h = splitmix64(v.size());
-    for (double x : v) h = splitmix64(h ^ std::bit_cast<std::uint64_t>(x));
-    return h;
-}
-
-}  // namespace detail
-
-/// Moves the measurements of `points` points from rank `from` to rank `to` (for a kernel whose
-/// timing rank is not the rank that returns the records). Call on both: `from` passes what it
-/// measured and gets it back unchanged; `to` gets the copy. On any other rank, or when `from`
-/// is `to`, nothing is sent. Two messages on `tag`: a header (the length, a checksum of the
-/// doubles, a hash of both), then the doubles; a header or payload that arrives damaged raises
-/// verification_error on `to` instead of becoming a number.
-template <transport T>
-std::vector<sampled_point> forward_points(T& t, int from, int to, int tag, std::vector<sampled_point> measured,
-                                          std::size_t points) {
-    if (from == to || (t.rank() != from && t.rank() != to)) return measured;
-    if (t.rank() == from) {
-        const std::vector<double> v = detail::pack_points(measured);
-        const std::uint64_t sum = detail::checksum(v);
-        const std::uint64_t header[3] = {v.size(), sum, detail::splitmix64(v.size() ^ detail::splitmix64(sum))};
-        ops::send(t, to, tag, std::as_bytes(std::span(header)));
-        ops::send(t, to, tag, std::as_bytes(std::span(v)));
-        return measured;
-    }
-    std::uint64_t header[3] = {};
-    ops::recv(t, from, tag, std::as_writable_bytes(std::span(header)));
-    if (header[2] != detail::splitmix64(header[0] ^ detail::splitmix64(header[1])))
-        raise<verification_error>(t.rank(), "forward_points: the header of the measurements from rank ", from,
-                                  " arrived damaged (tag ", tag, ")");
-    std::vector<double> v(static_cast<std::size_t>(header[0]));
-    ops::recv(t, from, tag, std::as_writable_bytes(std::span(v)));
-    if (detail::checksum(v) != header[1])
-        raise<verification_error>(t.rank(), "forward_points: the ", v.size(), " measurements from rank ", from,
-                                  " arrived damaged (tag ", tag, ")");
-    return detail::unpack_points(v, points, t.rank(), from);
 }
 
 }  // namespace comet

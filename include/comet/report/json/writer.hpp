@@ -1,0 +1,205 @@
+// comet/report/json/writer.hpp — a JSON writer, and nothing of what it writes: string literals
+// (escaped, always valid UTF-8), numbers, integers, and a streaming writer of objects and arrays
+// that places the commas and the indentation.
+//
+// Hand-written (a few dozen lines; no JSON dependency for the output formats comet writes) and
+// deterministic: numbers in the shortest form that reads back to the same double
+// (std::to_chars, never the stream and its locale), so identical inputs give byte-identical
+// files that diff cleanly. NaN, infinities and absent optionals are written as `null` — JSON
+// has no NaN token, and a file with one is rejected by strict parsers.
+// Deliberately not here: any document comet writes with it — results.json (report/json.hpp
+// and report/json/) and the Google-Benchmark-compatible JSON (report/gbench.hpp).
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace comet::detail::json {
+
+/// Appends `s` as a JSON string literal: quote and backslash escaped, control characters as
+/// \u00XX, and any byte sequence that is not valid UTF-8 replaced by \ufffd (JSON text must be
+/// UTF-8, and a host name or command line is not guaranteed to be).
+inline void write_string(std::ostream& os, std::string_view s) {
+    static constexpr char hex[] = "0123456789abcdef";
+    os << '"';
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+    for (std::size_t i = 0; i < s.size();) {
+        const unsigned char c = byte(i);
+        if (c == '"' || c == '\\') {
+            os << '\\' << static_cast<char>(c);
+            ++i;
+        } else if (c < 0x20 || c == 0x7f) {
+            os << "\\u00" << hex[c >> 4] << hex[c & 0xf];
+            ++i;
+        } else if (c < 0x80) {
+            os << static_cast<char>(c);
+            ++i;
+        } else {
+            // Length and the allowed range of the second byte, per RFC 3629 (no overlongs, no
+            // surrogates, nothing above U+10FFFF).
+            std::size_t len = 0;
+            unsigned char lo = 0x80, hi = 0xbf;
+            if (c >= 0xc2 && c <= 0xdf) len = 2;
+            else if (c >= 0xe0 && c <= 0xef) {
+                len = 3;
+                if (c == 0xe0) lo = 0xa0;
+                if (c == 0xed) hi = 0x9f;
+            } else if (c >= 0xf0 && c <= 0xf4) {
+                len = 4;
+                if (c == 0xf0) lo = 0x90;
+                if (c == 0xf4) hi = 0x8f;
+            }
+            bool ok = len > 0 && i + len <= s.size();
+            for (std::size_t k = 1; ok && k < len; ++k) {
+                const unsigned char b = byte(i + k);
+                ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xbf);
+            }
+            if (ok) {
+                os.write(s.data() + i, static_cast<std::streamsize>(len));
+                i += len;
+            } else {
+                os << "\\ufffd";
+                ++i;
+            }
+        }
+    }
+    os << '"';
+}
+
+/// Appends `v` with the fewest digits that read back to the same double; `null` when not finite.
+/// Plain notation for magnitudes in [1e-4, 1e16) and exponent notation outside it (Python's
+/// repr rule): 0.0001 and 2500000 read better than 1e-04 and 2.5e+06, which plain to_chars
+/// would pick for being one character shorter.
+inline void write_number(std::ostream& os, double v) {
+    if (!std::isfinite(v)) {
+        os << "null";
+        return;
+    }
+    char buf[400];  // fixed notation of a value just under 1e16 needs 17 digits; subnormals use exponents
+    const double a = std::fabs(v);
+    const auto fmt = (a == 0.0 || (a >= 1e-4 && a < 1e16)) ? std::chars_format::fixed : std::chars_format::scientific;
+    const auto res = std::to_chars(buf, buf + sizeof buf, v, fmt);
+    os.write(buf, res.ptr - buf);
+}
+
+template <class I>
+    requires std::is_integral_v<I>
+inline void write_integer(std::ostream& os, I v) {
+    char buf[32];
+    const auto res = std::to_chars(buf, buf + sizeof buf, v);  // never the stream: no locale grouping
+    os.write(buf, res.ptr - buf);
+}
+
+/// A streaming writer that tracks commas and indentation. Containers opened `compact` (and
+/// everything inside them) are written on one line: params, stats and samples stay readable
+/// as one line each instead of one line per number.
+class writer {
+public:
+    explicit writer(std::ostream& os) : os_(os) {}
+
+    void begin_object(bool compact = false) { open('{', compact); }
+    void end_object() { close('}'); }
+    void begin_array(bool compact = false) { open('[', compact); }
+    void end_array() { close(']'); }
+
+    void key(std::string_view k) {
+        separate();
+        write_string(os_, k);
+        os_ << ": ";
+        after_key_ = true;
+    }
+
+    void string(std::string_view s) {
+        separate();
+        write_string(os_, s);
+    }
+    void number(double v) {
+        separate();
+        write_number(os_, v);
+    }
+    void number(std::optional<double> v) {
+        if (v)
+            number(*v);
+        else
+            null();
+    }
+    template <class I>
+        requires std::is_integral_v<I>
+    void integer(I v) {
+        separate();
+        write_integer(os_, v);
+    }
+    void null() {
+        separate();
+        os_ << "null";
+    }
+    void boolean(bool b) {
+        separate();
+        os_ << (b ? "true" : "false");
+    }
+
+    template <class V>
+    void member(std::string_view k, const V& v) {
+        key(k);
+        if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::optional<double>>)
+            number(v);
+        else if constexpr (std::is_same_v<V, bool>)  // before is_integral: true, not 1
+            boolean(v);
+        else if constexpr (std::is_integral_v<V>)
+            integer(v);
+        else
+            string(v);
+    }
+
+    /// Call once at the end: the file ends with a newline.
+    void finish() { os_ << '\n'; }
+
+private:
+    struct level {
+        bool compact;
+        bool empty = true;
+    };
+
+    void separate() {
+        if (after_key_) {
+            after_key_ = false;
+            return;
+        }
+        if (stack_.empty()) return;
+        auto& top = stack_.back();
+        if (!top.empty) os_ << ',';
+        if (top.compact) {
+            if (!top.empty) os_ << ' ';
+        } else {
+            newline(stack_.size());
+        }
+        top.empty = false;
+    }
+    void open(char c, bool compact) {
+        separate();
+        os_ << c;
+        stack_.push_back({compact || (!stack_.empty() && stack_.back().compact)});
+    }
+    void close(char c) {
+        const level l = stack_.back();
+        stack_.pop_back();
+        if (!l.compact && !l.empty) newline(stack_.size());
+        os_ << c;
+    }
+    void newline(std::size_t depth) {
+        os_ << '\n';
+        for (std::size_t i = 0; i < depth; ++i) os_ << "  ";
+    }
+
+    std::ostream& os_;
+    std::vector<level> stack_;
+    bool after_key_ = false;
+};
+
+}  // namespace comet::detail::json
