@@ -114,7 +114,7 @@ void alltoall_sizes(transport& t) {
 }
 
 // comet's portable binomial broadcast on the MPI transport; the root passes fewer bytes than
-// the others expect (a larger root is a truncation: see comet/transport/mpi.hpp).
+// the others expect (a larger root is a truncation: see docs/transports.md).
 void portable_broadcast_sizes(transport& t) {
     std::vector<std::byte> data(t.rank() == 0 ? 1000 : 2000);
     comet::algorithms::broadcast(t, 0, data);

@@ -173,7 +173,7 @@ using mpi_test::mpi_setup;
 BOOST_TEST_GLOBAL_FIXTURE(mpi_setup);
 
 // The thin transport's receive_buffer_sizes check receives 100,000 bytes into 10: on a
-// single-copy path Open MPI writes the message past the buffer (see comet/transport/mpi.hpp),
+// single-copy path Open MPI writes the message past the buffer (see docs/transports.md),
 // so tests.cmake runs that case of the plain and the watched suites in a job of its own with
 // single copy off.
 COMET_TRANSPORT_CONFORMANCE(mpi_conformance, mpi_test::thin_runner{})

@@ -73,7 +73,7 @@ endfunction()
 # The thin transport's conformance checks of a receive into too small a buffer (in the plain
 # and the watched conformance suites: receive_buffer_sizes sends 100,000 bytes into 10, the
 # random rounds truncate messages of up to 1 MiB). On a single-copy path Open MPI 4.1 writes
-# the whole message past the buffer before it reports MPI_ERR_TRUNCATE (comet/transport/mpi.hpp),
+# the whole message past the buffer before it reports MPI_ERR_TRUNCATE (docs/transports.md),
 # so with single copy on, those cases run in a job of their own with single copy off, where MPI
 # truncates as it should. (The guarded transport and comet::buffered over it run them everywhere.)
 # The watched conformance suite runs on the thin transport too (its receives are MPI_Irecv).

@@ -1,6 +1,6 @@
 // comet/transport/mpi/environment.hpp — what the MPI transport needs from MPI besides messages:
-// starting MPI, describing the library, turning MPI error codes into comet errors, and ending
-// a job when one of its ranks fails.
+// starting MPI, describing the library, turning MPI error codes into comet errors, waiting
+// asleep for the job's other processes, and ending a job when one of its ranks fails.
 //
 // Part of the MPI transport (comet/transport/mpi.hpp); link the comet::mpi CMake target.
 #pragma once
@@ -10,10 +10,12 @@
 #include <boost/mpi/environment.hpp>
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace comet::mpi {
 
@@ -45,6 +47,27 @@ inline std::string library_version() {
 }
 
 namespace detail {
+
+/// True while MPI can be called (a request may outlive MPI_Finalize in a careless program).
+inline bool mpi_running() noexcept {
+    int running = 0, finished = 0;
+    MPI_Initialized(&running);
+    MPI_Finalized(&finished);
+    return running && !finished;
+}
+
+/// Waits for every process of `comm` to arrive, sleeping a millisecond between looks: processes
+/// outside the group being measured must leave the cores to it (MPI_Barrier spins in most
+/// libraries, and a job may have more processes than cores). Collective.
+inline void wait_quietly(MPI_Comm comm) {
+    MPI_Request done = MPI_REQUEST_NULL;
+    MPI_Ibarrier(comm, &done);
+    for (int finished = 0;;) {
+        MPI_Test(&done, &finished, MPI_STATUS_IGNORE);
+        if (finished) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
 
 /// MPI's text for an error code.
 inline std::string error_text(int code) {

@@ -6,8 +6,8 @@
 // §3.2.4) and that a longer message is an error (MPI_ERR_TRUNCATE, §3.2.5). Open MPI 4.1's ob1
 // layer nevertheless writes a rendezvous message whole, past the end of a shorter buffer, and
 // only then reports MPI_ERR_TRUNCATE: through vader's single-copy path (CMA), the `self` path
-// (a message to oneself) and tcp's RDMA emulation alike (see the top of comet/transport/mpi.hpp
-// for what was measured). The only way around it is to know the size first: a matched probe
+// (a message to oneself) and tcp's RDMA emulation alike (docs/transports.md, "Truncation and
+// Open MPI 4.1", says what was measured). The only way around it is to know the size first: a matched probe
 // (MPI_Mprobe / MPI_Improbe, MPI-3.1 §3.8.2) hands out the message's envelope without
 // receiving it, and MPI_Mrecv / MPI_Imrecv (§3.8.3) then receive exactly that message — into
 // the caller's buffer if it fits, into scratch storage (then dropped) if not.

@@ -17,6 +17,11 @@
 // Polling costs what MPI_Test costs over MPI_Wait, so the watchdog is off by default: a
 // measurement's operations are MPI's own blocking calls.
 //
+// Watched: send, recv, wait, wait_all, sendrecv, ssend, rsend, the blocking collectives and
+// run's closing barrier (the polling is endpoint.hpp's `complete`). Not watched:
+// MPI_Buffer_detach in `reserve_bsend` (which waits for the messages buffered before), and a
+// pending request's destructor.
+//
 // Part of the MPI transport; not meant to be used on its own.
 #pragma once
 
