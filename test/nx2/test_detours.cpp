@@ -1,4 +1,4 @@
-// Tests of the simulator's detours (comet/transport/nx2/world.hpp, registered by
+// Tests of the simulator's detours (comet/transport/nx2/engine.hpp, registered by
 // comet::noisy, transport/decorators/noisy.hpp): EXACT virtual times derived by hand from the
 // preset's parameters (as test_world.cpp's, docs/nx2-model.md "Detours"):
 //   C = call 25 us, I = interrupt 23.606666 us, R = resume 15.5 us, c = copy 0.11 us/B,

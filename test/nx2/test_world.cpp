@@ -1,5 +1,6 @@
-// Tests of comet/transport/nx2/world.hpp: the scheduler and NX/2's protocols, with EXACT virtual
-// times derived by hand from the preset's parameters (docs/nx2-model.md, "golden values"):
+// Tests of comet/transport/nx2/world.hpp (with kernel.hpp and engine.hpp): the scheduler and
+// NX/2's protocols, with EXACT virtual times derived by hand from the preset's parameters
+// (docs/nx2-model.md, "golden values"):
 //   C = call 25 us, I = interrupt 23.606666 us, R = resume 15.5 us, c = copy 0.11 us/B,
 //   h = hop 8.333333 us, header 16 B, and a transmission of n bytes takes wire(n): n bytes at the
 //   DMA's 2,439,024 B/s (0.41 us/B; the 2.8 MB/s channel is faster), rounded up to the picosecond.

@@ -36,7 +36,7 @@
 // `send` is csend and may wait for a buffer, as standard-send semantics allow.
 //
 // OS noise: `add_detours` puts detours on a node's CPU, each taking it as an interrupt handler of
-// its length would (world.hpp); comet::noisy (transport/decorators/noisy.hpp) registers them.
+// its length would (nx2/engine.hpp); comet::noisy (transport/decorators/noisy.hpp) registers them.
 //
 // Determinism: one event queue ordered by (time, sequence); no decision depends on the host.
 // Deadlock (every rank waits, no event pending) raises `deadlock_error` on every rank, naming
@@ -48,9 +48,13 @@
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
 #include <comet/core/work.hpp>
+#include <comet/transport/nx2/engine.hpp>
 #include <comet/transport/nx2/machine.hpp>
+#include <comet/transport/nx2/memory.hpp>
+#include <comet/transport/nx2/message.hpp>
 #include <comet/transport/nx2/network.hpp>
 #include <comet/transport/nx2/time.hpp>
+#include <comet/transport/nx2/waits.hpp>
 #include <comet/transport/nx2/world.hpp>
 
 #include <bit>
@@ -350,7 +354,7 @@ public:
     /// Puts detours (OS noise) on this node's CPU from now on: `next()` gives them in order of
     /// start, without end, each with `start` and `length` in seconds of now()'s clock. Each takes
     /// the node's CPU for its length whatever the rank does, as an interrupt handler of that cost
-    /// would (world.hpp). Returns the handle for `remove_detours` and `detours`. What
+    /// would (nx2/engine.hpp). Returns the handle for `remove_detours` and `detours`. What
     /// comet::noisy calls: not forwarded by decorators, whose time bases may differ.
     template <class Next>
         requires requires(Next& n) {

@@ -34,7 +34,7 @@
 //
 // On the simulator (comet::nx2::transport) the detours are faithful instead: the decorator hands
 // the schedule to the simulated machine, where each detour takes the node's CPU as an interrupt
-// handler of its length would (nx2/world.hpp, docs/nx2-model.md "Detours"): whatever the rank
+// handler of its length would (nx2/engine.hpp, docs/nx2-model.md "Detours"): whatever the rank
 // does, in the middle of a native collective too, so a delay propagates down a broadcast's tree.
 // The decorator then does nothing at call boundaries. The run stays deterministic.
 //

@@ -18,15 +18,19 @@
 
 namespace comet::nx2::detail {
 
+/// What an event is. The engine (engine.hpp) handles its own four kinds and hands every other
+/// to the model running on it (the network's, network.hpp, through NX/2's kernel.hpp).
 enum class event_kind : std::uint8_t {
+    // the engine's
     resume_app,    ///< a node's process continues (its charge of time ended, or it was woken)
-    net_step,      ///< a transmission's header reaches the next router and asks for its channel
-    net_done,      ///< a transmission's last byte arrived: channels released, data landed
     handler_end,   ///< an interrupt handler finished on `node`: its effects happen now
-    net_timeout,   ///< a header waiting for a channel gives up (retransmission option)
-    net_retry,     ///< a transmission that gave up is sent again
     detour,        ///< a detour (OS noise) of `node`'s CPU is due; `tag`: its schedule's handle
     detour_end,    ///< the detour running on `node`'s kernel ends
+    // the network's
+    net_step,      ///< a transmission's header reaches the next router and asks for its channel
+    net_done,      ///< a transmission's last byte arrived: channels released, data landed
+    net_timeout,   ///< a header waiting for a channel gives up (retransmission option)
+    net_retry,     ///< a transmission that gave up is sent again
 };
 
 struct event {

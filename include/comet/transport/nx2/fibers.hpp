@@ -197,6 +197,12 @@ public:
         arrived(s.fake);
     }
 
+    /// From the scheduler: unwinds every fiber that has not finished (its frames' destructors
+    /// run on its stack), as destroying the set would, but at a time the caller chooses.
+    void unwind() noexcept {
+        for (auto& s : slots_) s.ctx = boost::context::fiber{};
+    }
+
     bool finished(int i) const noexcept { return slots_[static_cast<std::size_t>(i)].finished; }
     /// Whether every stack has a guard page below it.
     bool stacks_guarded() const noexcept { return stacks_.guarded(); }

@@ -111,11 +111,10 @@ struct transmission {
     vtime wait_since = 0;
     std::uint64_t generation = 0;  ///< bumped on every grant, so a stale timeout is ignored
     int attempts = 0;
-    // interrupt work
+    // interrupt work (engine.hpp queues it for the node whose kernel does it)
     transmission* irq_next = nullptr;
     vtime cost = 0;              ///< decided when the handler begins
     std::uint32_t released = 0;  ///< release: queued messages this work sends
-    int node = 0;                ///< the node whose kernel does this work
 };
 
 /// The routes of a machine's network.
@@ -176,7 +175,7 @@ private:
 };
 
 /// The channels and the circuits being built through them. Schedules `net_step` and `net_done`
-/// (and the retransmission events) itself; the world handles `net_done`.
+/// (and the retransmission events) itself; the protocol (kernel.hpp) handles `net_done`.
 class network {
 public:
     network(const machine& m, event_queue& events, const vtime& now, std::vector<node_counters>& counters)
