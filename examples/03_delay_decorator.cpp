@@ -1,5 +1,5 @@
 // 03_delay_decorator — a decorator changes one thing about a transport and forwards the rest.
-// delayed.hpp (under 40 lines, on comet::transport_adaptor) holds every message back by a fixed
+// delayed.hpp (under 40 lines, on comet::message_adaptor) holds every message back by a fixed
 // time; here the echo kernel measures the threads transport with and without it, and the
 // difference in one-way time is the delay, as it should be.
 #include <comet/comet.hpp>

@@ -85,16 +85,9 @@ struct outcome {
 /// with p still below 0.01. Each round costs a full pass of the suite.
 inline constexpr int rounds_default = 8;
 
-/// `cfg` as the rounds after the first measure it: without the kernels whose records describe
-/// one run (kernel_descriptor::one_run: the NIST applications, clock sync, the windowed and
-/// nonblocking collectives), which the first round alone measures. Their records keep one
-/// round, and `comet compare` tests them on their samples (and says so).
-inline comet::suite_config later_rounds(comet::suite_config cfg, std::span<const comet::kernel_descriptor> all) {
-    std::erase_if(cfg.kernels, [&](const std::string& name) {
-        const comet::kernel_descriptor* d = comet::find_kernel(name, all);
-        return d && d->one_run;
-    });
-    return cfg;
+/// `cfg` as the rounds after the first measure it (comet::suite_later_rounds).
+inline comet::suite_config later_rounds(const comet::suite_config& cfg, std::span<const comet::kernel_descriptor> all) {
+    return comet::suite_later_rounds(cfg, all);
 }
 
 /// The points a run of `first` then `rounds` − 1 rounds of `later` measures on `groups`.
@@ -117,46 +110,7 @@ inline std::string rounds_text(int rounds, const comet::suite_config& first, con
     return out;
 }
 
-/// Adds `round`, a further pass over the points already in `into`, to `into`: each point's
-/// samples (and overheads) after those of its earlier rounds, with the round's count of samples
-/// and iterations in record::rounds, its invalid samples re-indexed, its dropped measurements
-/// added, its flags kept (each figure's first reason); a first round is copied with one round
-/// a record. A point `into` lacks (none, unless a round stopped short) is added as it is. The
-/// params, values, first round's iterations and stop reason stay the first round's; notes are
-/// kept once each.
-inline void add_round(comet::result_set& into, const comet::result_set& round) {
-    const bool first = into.records.empty();
-    for (std::size_t i = 0; i < round.records.size(); ++i) {
-        const comet::record& r = round.records[i];
-        comet::record* at = nullptr;
-        if (!first) {
-            // The same config measures the same points in the same order: look there first.
-            const std::string name = comet::point_name(r);
-            if (i < into.records.size() && comet::point_name(into.records[i]) == name) at = &into.records[i];
-            for (std::size_t j = 0; !at && j < into.records.size(); ++j)
-                if (comet::point_name(into.records[j]) == name) at = &into.records[j];
-        }
-        if (!at) {
-            into.records.push_back(r);
-            into.records.back().rounds = {{r.samples.size(), r.iterations}};
-            continue;
-        }
-        if (at->overheads.size() == at->samples.size() && r.overheads.size() == r.samples.size())
-            at->overheads.insert(at->overheads.end(), r.overheads.begin(), r.overheads.end());
-        else
-            at->overheads.clear();
-        const std::size_t offset = at->samples.size();
-        at->samples.insert(at->samples.end(), r.samples.begin(), r.samples.end());
-        for (const auto& x : r.invalid) at->invalid.push_back({offset + x.index, x.why});
-        for (const auto& [why, n] : r.dropped) comet::add_dropped(*at, why, n);
-        for (const auto& f : r.flags) comet::add_flag(*at, f.what, f.why);
-        at->rounds.push_back({r.samples.size(), r.iterations});
-        for (const auto& n : r.notes)
-            if (std::find(at->notes.begin(), at->notes.end(), n) == at->notes.end()) at->notes.push_back(n);
-    }
-    // A round that kept no sample of a point is no round of it.
-    for (auto& r : into.records) std::erase_if(r.rounds, [](const comet::round_count& c) { return c.samples == 0; });
-}
+using comet::add_round;  // a round's records pooled into the run's (comet/suite/suite.hpp)
 
 /// What --noise put on the ranks, for the report's context: "random 1000 us detours, 1% of the
 /// time, on ranks 1 (seed 7); ...".

@@ -1,72 +1,17 @@
-// Tests of comet/analysis/delays.hpp on traces built by hand: each wait interval splits at the
-// send's issue time into logical and physical delay, overhead is the rest, %LM, A, Max Log and
-// TM follow the seed's definitions, and equation 1 recovers b1 and b0 from runs made to follow
-// it (and says so when retransmissions never vary, or when the runs do not follow it).
+// Tests of comet/analysis/delays.hpp: equation 1 recovers b1 and b0 from runs made to follow it
+// (and says so when retransmissions never vary, or when the runs do not follow it), and a
+// study's records get their speedups and equation 1 per series, flagged where a run they read
+// is flagged.
 #include <comet/analysis/delays.hpp>
 
 #include <boost/test/unit_test.hpp>
 
 #include "../support/messages.hpp"
 
+#include <string>
 #include <vector>
 
-namespace delays_test {
-
-/// A receive waited for from `a` to `b`, for a message issued at `s`.
-comet::traced_receive waited(double a, double b, double s) {
-    comet::traced_receive r;
-    r.matched_source = 1, r.matched_tag = 3;
-    r.blocked_from = a, r.blocked_to = b, r.completed = b, r.send_issued = s;
-    return r;
-}
-
-}  // namespace delays_test
-
 BOOST_AUTO_TEST_SUITE(delays)
-
-using namespace delays_test;
-
-BOOST_AUTO_TEST_CASE(a_wait_splits_at_the_send_into_logical_and_physical_delay) {
-    comet::message_trace t;
-    t.rank = 2, t.start = 10.0, t.stop = 20.0, t.compute_seconds = 4.0;
-    t.receives = {waited(11.0, 13.0, 12.5),   // L 1.5, P 0.5
-                  waited(14.0, 14.25, 13.0),  // sent before the wait: L 0, P 0.25
-                  waited(15.0, 15.0, 14.0)};  // found complete by a test: nothing
-    t.sends.resize(5);
-    const comet::delay_decomposition d = comet::decompose(t);
-    BOOST_TEST(d.elapsed == 10.0);
-    BOOST_TEST(d.user == 4.0);
-    BOOST_TEST(d.logical == 1.5);
-    BOOST_TEST(d.physical == 0.75);
-    BOOST_TEST(d.overhead == 10.0 - 4.0 - 1.5 - 0.75);
-    BOOST_TEST(d.received == 3u);
-    BOOST_TEST(d.logical_messages == 1u);
-    BOOST_TEST(d.max_logical == 1.5);
-    BOOST_TEST(d.sent == 5u);
-}
-
-BOOST_AUTO_TEST_CASE(the_ranks_combine_as_the_seeds_tables_do) {
-    comet::delay_decomposition a, b;
-    a.elapsed = 10, a.user = 4, a.logical = 3, a.physical = 1, a.overhead = 2, a.received = 4, a.logical_messages = 2;
-    a.max_logical = 2.5, a.sent = 4, a.retransmissions = 3, a.retransmissions_known = true;
-    b.elapsed = 12, b.user = 6, b.logical = 1, b.physical = 1, b.overhead = 4, b.received = 6, b.logical_messages = 1;
-    b.max_logical = 1.0, b.sent = 6, b.retransmissions = 1, b.retransmissions_known = true;
-    const std::vector<comet::delay_decomposition> both{a, b};
-    const comet::service_states s = comet::combine(both);
-    BOOST_TEST(s.elapsed == 11.0);
-    BOOST_TEST(s.user == 5.0);
-    BOOST_TEST(s.logical == 2.0);
-    BOOST_TEST(s.logical_message_percent == 30.0);   // 3 of 10 messages
-    BOOST_TEST(s.mean_logical == 4.0 / 3.0);         // (3 + 1) s over 3 messages
-    BOOST_TEST(s.max_logical == 2.5);
-    BOOST_TEST(s.messages == 10u);
-    BOOST_TEST(s.retries == 4u);
-    BOOST_TEST(s.retries_known);
-    const comet::service_states n = s.normalised(4.0);
-    BOOST_TEST(n.elapsed == 11.0 / 4.0);
-    BOOST_TEST(n.mean_logical == 1.0 / 3.0);
-    BOOST_TEST(n.max_logical == 2.5);  // actual, as in the seed
-}
 
 BOOST_AUTO_TEST_CASE(equation_one_recovers_its_coefficients) {
     // Runs made to follow E_D = U + P1/D + b1·MR + b0 exactly, with U = 2.89, P1 = 0.86,
@@ -113,18 +58,89 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused) {
     const auto says = [](std::initializer_list<const char*> w) {
         return [w](const std::exception& e) { return comet_test::mentions(e, w); };
     };
-    comet::message_trace t;
-    t.rank = 3, t.start = 2.0, t.stop = 1.0;
-    BOOST_CHECK_EXCEPTION(comet::decompose(t), comet::invalid_argument, says({"rank 3", "before its start"}));
-    t.stop = 3.0;
-    t.receives = {waited(2.0, 2.5, 2.1)};
-    t.receives[0].send_issued = -1.0;
-    BOOST_CHECK_EXCEPTION(comet::decompose(t), comet::invalid_argument, says({"rank 3", "no send time"}));
     const std::vector<comet::dilated_run> one{{1.0, {}}}, no_first{{2.0, {}}, {4.0, {}}}, shrunk{{1.0, {}}, {0.5, {}}};
     BOOST_CHECK_EXCEPTION(comet::estimate_dilation(one), comet::invalid_argument, says({"at least 2"}));
     BOOST_CHECK_EXCEPTION(comet::estimate_dilation(no_first), comet::invalid_argument, says({"no undilated run"}));
     BOOST_CHECK_EXCEPTION(comet::estimate_dilation(shrunk), comet::invalid_argument, says({"0.5 is below 1"}));
-    BOOST_CHECK_EXCEPTION(comet::combine({}), comet::invalid_argument, says({"no ranks"}));
+}
+
+BOOST_AUTO_TEST_CASE(a_studys_records_get_their_speedups_and_equation_one_per_series) {
+    // Two series (cm and cp) interleaved, a record of another kind between them: each series is
+    // estimated from its own records alone, in its own order.
+    const auto row = [](std::string setting, double d, double e_d, double u_d) {
+        comet::record r{"ring", comet::params{}, {e_d}};
+        r.params.set("setting", setting).set("dilation", d).set("nodes", 4);
+        r.values.set("elapsed", e_d).set("user", u_d).set("physical", 0.0).set("retries", std::int64_t{0});
+        return r;
+    };
+    std::vector<comet::record> records{row("cm", 1, 8.0, 1.0), row("cp", 1, 9.0, 8.0), {"echo", comet::params{{"size", std::int64_t{8}}}, {1e-6}},
+                                       row("cm", 2, 5.0, 1.0), row("cp", 2, 8.5, 8.0)};
+    comet::estimate_dilations(records);
+    BOOST_TEST(*records[0].values.number("speedup") == 1.0);
+    BOOST_TEST(*records[3].values.number("speedup") == 8.0 / 5.0);
+    BOOST_TEST(*records[4].values.number("speedup") == 9.0 / 8.5);
+    BOOST_TEST(!records[2].values.contains("speedup"));  // not a study's record: left alone
+    BOOST_TEST(records[2].notes.empty());
+    // Every run had 0 retransmissions: equation 1's note says b1 cannot be fitted.
+    BOOST_TEST(records[0].notes.at(0).find("b1 cannot be fitted") != std::string::npos, records[0].notes.at(0));
+    // A flagged E_D flags the speedups that read it, and equation 1 over its series.
+    comet::add_flag(records[0], "point", "no valid sample");
+    std::vector<comet::record> again{records[0], records[3]};
+    for (auto& r : again) r.values = comet::params{{"elapsed", 8.0}, {"user", 1.0}, {"physical", 0.0}};
+    again[1].values.set("elapsed", 5.0);
+    comet::estimate_dilations(again);
+    for (const auto& r : again) {
+        BOOST_TEST(comet::find_flag(r.flags, "speedup") != nullptr);
+        BOOST_TEST(comet::find_flag(r.flags, "estimate") != nullptr);
+    }
+    // A series without its undilated run: said in a note, nothing fitted.
+    std::vector<comet::record> no_first{row("cm", 2, 5.0, 1.0), row("cm", 4, 4.0, 1.0)};
+    comet::estimate_dilations(no_first);
+    BOOST_TEST(!no_first[0].values.contains("speedup"));
+    BOOST_TEST(no_first[0].notes.at(0).find("equation 1 not fitted: ") == 0u, no_first[0].notes.at(0));
+}
+
+BOOST_AUTO_TEST_CASE(the_seeds_tables_read_the_service_states_from_the_values) {
+    // A study's records name their point by application, setting, D, nodes and trials; the
+    // service states, counts and speedup a run measured are their values.
+    const auto row = [](double d, double e, double u, double l, double p, double o) {
+        comet::record r{"ring",
+                        {{"application", "ring"}, {"setting", "cm"}, {"dilation", d}, {"nodes", std::int64_t{4}}, {"trials", std::int64_t{1}}},
+                        {e}};
+        r.values.set("elapsed", e).set("user", u).set("logical", l).set("physical", p).set("overhead", o);
+        r.values.set("lm_percent", 100 * l / (l + p)).set("mean_logical", 0.5e-3).set("max_logical", 2e-3);
+        r.values.set("data_messages", std::int64_t{96}).set("control_messages", std::int64_t{96}).set("retries", std::int64_t{0});
+        return r;
+    };
+    std::vector<comet::record> records{row(1, 2.0, 0.5, 1.0, 0.25, 0.25), row(4, 1.0, 0.5, 0.25, 0.125, 0.125)};
+    comet::estimate_dilations(records);
+    auto tables = comet::dilation_tables(records);
+    BOOST_TEST_REQUIRE(tables.size() == 2u);
+    const comet::derived_table& a = tables[0];
+    BOOST_TEST(a.name == "nist_cm_ring_4");
+    BOOST_TEST(a.title == "cm-ring on 4 nodes (NIST tables A1-A6): normalised service states, T_D = T / D");
+    BOOST_TEST_REQUIRE(a.rows.size() == 2u);
+    using cells = std::vector<comet::derived_table::cell>;
+    BOOST_TEST((a.rows[0].cells == cells{std::int64_t{1}, 2.0, 0.5, 1.0, 0.25, 0.25, 80.0, 0.5, 2.0, std::int64_t{96}, std::int64_t{0}, 1.0, {}}));
+    BOOST_TEST(std::get<double>(a.rows[1].cells[11]) == 2.0);  // E_1 / E_4
+    BOOST_TEST(a.rows[1].flags.empty());
+    const comet::derived_table& ii = tables[1];
+    BOOST_TEST(ii.name == "nist_speedups_ring");
+    BOOST_TEST(ii.title == "speedup with time dilation (NIST table II), ring");
+    BOOST_TEST_REQUIRE(ii.rows.size() == 1u);
+    BOOST_TEST((ii.rows[0].cells == cells{std::string("cm-ring"), std::int64_t{4}, 2.0, std::int64_t{4}, 1.0, 2.0}));
+    // A run flagged as a whole reports no E_D, its speedup is flagged in its cell, and its
+    // study has no speedup at the largest factor.
+    comet::add_flag(records[1], "point", "interrupted before its first trial ended");
+    for (auto& r : records) r.values = comet::params{{"elapsed", r.samples[0]}, {"user", 0.5}, {"physical", 0.0}};
+    comet::estimate_dilations(records);
+    tables = comet::dilation_tables(records);
+    BOOST_TEST(std::holds_alternative<std::monostate>(tables[0].rows[1].cells[1]));
+    BOOST_TEST(comet::find_flag(tables[0].rows[1].flags, "speedup") != nullptr);
+    BOOST_TEST(tables[1].rows.empty());
+    // Records of no study: no table.
+    const std::vector<comet::record> echo{{"echo", comet::params{{"size", std::int64_t{8}}}, {1e-6}}};
+    BOOST_TEST(comet::dilation_tables(echo).empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,8 +1,7 @@
 // Tests of comet/report/context.hpp: make_context records every field on this machine (or
 // "unknown" where /proc and /sys do not say, and the test tells which it could read); the notes
 // are judged from readings given by hand (a loaded machine, frequency scaling, turbo, debug and
-// sanitizer builds); describe_capabilities names what a transport type offers; and results.json
-// and the console table carry it all.
+// sanitizer builds); and results.json and the console table carry it all.
 #include <comet/report/json.hpp>
 #include <comet/report/table.hpp>
 #include <comet/transport/threads.hpp>
@@ -86,24 +85,6 @@ inline comet::build_info release_build() { return {"release", true, {}}; }
 inline std::vector<std::string> notes_of(const comet::machine_readings& m, const comet::build_info& b = release_build()) {
     return comet::context_notes(m, b);
 }
-
-/// A transport with the eight-member core only (declared: describe_capabilities looks, never calls).
-struct core_only {
-    using request = int;
-    int rank() const;
-    int size() const;
-    request isend(int, int, comet::const_bytes);
-    request irecv(int, int, comet::mutable_bytes);
-    std::optional<comet::status> test(request&);
-    std::optional<comet::status> iprobe(int, int);
-    double now();
-};
-
-/// The core plus a buffered send and its own barrier.
-struct core_bsend_barrier : core_only {
-    void bsend(int, int, comet::const_bytes);
-    void barrier();
-};
 
 }  // namespace context_test
 
@@ -277,17 +258,6 @@ BOOST_AUTO_TEST_CASE(this_build_is_what_the_compiler_says) {
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && !defined(__clang__)
     BOOST_TEST(b.sanitizers.empty());
 #endif
-}
-
-BOOST_AUTO_TEST_CASE(describe_capabilities_names_what_the_type_offers) {
-    BOOST_TEST(comet::describe_capabilities<context_test::core_only>().empty());  // everything portable
-    BOOST_TEST(comet::describe_capabilities<context_test::core_bsend_barrier>() ==
-                   std::vector<std::string>({"bsend", "native barrier"}),
-               boost::test_tools::per_element());
-    const auto threads = comet::describe_capabilities<comet::threads::transport>();
-    for (const char* expected : {"ssend", "bsend", "sendrecv", "progress", "native barrier", "native allreduce_sum",
-                                 "native compute", "native clock_is_global"})
-        BOOST_TEST(has(threads, expected), expected);
 }
 
 BOOST_AUTO_TEST_CASE(results_json_carries_the_context_fields) {

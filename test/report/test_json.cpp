@@ -311,7 +311,7 @@ BOOST_AUTO_TEST_CASE(output_is_valid_json_with_keys_in_schema_order) {
     const jvalue doc = json_test::parse(text);  // throws on invalid JSON
     BOOST_TEST(doc.keys == json_test::strings({"schema_version", "context", "transport", "nodes", "results", "fits",
                                                "bandwidth", "log_p_fits", "growth", "contention", "overlap", "commtest",
-                                               "notes"}),
+                                               "tables", "notes"}),
                boost::test_tools::per_element());
     BOOST_TEST(doc["schema_version"].raw == "2");
     BOOST_TEST(doc["transport"].str == "ipsc860");
@@ -605,6 +605,7 @@ BOOST_AUTO_TEST_CASE(golden_output) {
   "contention": [],
   "overlap": [],
   "commtest": [],
+  "tables": [],
   "notes": []
 }
 )golden";

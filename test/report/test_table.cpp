@@ -265,36 +265,27 @@ BOOST_AUTO_TEST_CASE(unstable_points_are_marked) {
     BOOST_TEST(echo[4].starts_with("  !: a flagged figure"));
 }
 
-BOOST_AUTO_TEST_CASE(nist_tables_read_the_service_states_from_the_values) {
-    // A NIST study's records name their point by application, setting, D, nodes and trials;
-    // the service states, counts and speedup a run measured are their values.
-    const auto row = [](double d, double e, double u, double l, double p, double o) {
-        comet::record r{"ring",
-                        {{"application", "ring"}, {"setting", "cm"}, {"dilation", d}, {"nodes", std::int64_t{4}}, {"trials", std::int64_t{1}}},
-                        {e}};
-        r.values.set("user", u).set("logical", l).set("physical", p).set("overhead", o).set("lm_percent", 100 * l / (l + p));
-        r.values.set("mean_logical", 0.5e-3).set("max_logical", 2e-3).set("data_messages", std::int64_t{96});
-        r.values.set("control_messages", std::int64_t{96}).set("retries", std::int64_t{0}).set("grain", 1.0).set("speedup", 2.0 / e);
-        return r;
-    };
+BOOST_AUTO_TEST_CASE(a_derived_table_is_written_under_its_title_with_its_flags) {
+    // A table an analysis outside comet derived: written as it is, words left, numbers right,
+    // "-" for an empty cell, "!" after a flagged one and a note column saying why.
     comet::report r;
-    r.results.records = {row(1, 2.0, 0.5, 1.0, 0.25, 0.25), row(4, 1.0, 0.5, 0.25, 0.125, 0.125)};
+    comet::derived_table t{.name = "hop_cost", .title = "cost per hop", .kernel = "pairwise", .columns = {"path", "nodes", "per hop[µs]"}};
+    t.add({std::string("row"), std::int64_t{16}, 8.25});
+    t.add({std::string("column"), std::int64_t{32}, comet::derived_table::cell{}}, {{"per hop[µs]", "one point only"}});
+    t.notes.push_back("from the pairwise exchange's medians");
+    r.tables.push_back(t);
     const auto all = table_test::lines(table_test::table_of(r));
-    const auto a = table_test::block(all, "cm-ring on 4 nodes (NIST tables A1-A6): normalised service states, T_D = T / D");
-    BOOST_TEST_REQUIRE(a.size() == 3u);
-    BOOST_TEST(a[0] == "  D  E_D[s]  U_D[s]  L_D[s]  P_D[s]  O_D[s]   %LM  A_D[ms]  Max Log[ms]  TM  retries  speedup  estimate[s]");
-    BOOST_TEST(a[1] == "  1  2.0000  0.5000  1.0000  0.2500  0.2500  80.0    0.500        2.000  96        0    1.000            -");
-    BOOST_TEST(a[2] == "  4  1.0000  0.5000  0.2500  0.1250  0.1250  66.7    0.500        2.000  96        0    2.000            -");
-    const auto ii = table_test::block(all, "speedup with time dilation (NIST table II)");
-    BOOST_TEST_REQUIRE(ii.size() == 2u);
-    BOOST_TEST(ii[1] == "  cm-ring      4  2.0000          4  1.0000            2.000");
-    // A run flagged as a whole reports no E_D, and its study no speedup.
-    comet::add_flag(r.results.records[1], "point", "interrupted before its first trial ended");
-    const auto flagged = table_test::lines(table_test::table_of(r));
-    const auto b = table_test::block(flagged, "cm-ring on 4 nodes (NIST tables A1-A6): normalised service states, T_D = T / D");
-    BOOST_TEST_REQUIRE(b.size() == 3u);
-    BOOST_TEST(b[2].starts_with("  4       -  0.5000"));
-    BOOST_TEST(table_test::block(flagged, "speedup with time dilation (NIST table II)").size() == 1u);  // the header alone
+    const auto block = table_test::block(all, "cost per hop");
+    BOOST_TEST_REQUIRE(block.size() == 4u);
+    BOOST_TEST(block[0] == "  path    nodes  per hop[µs]  note");
+    BOOST_TEST(block[1] == "  row        16        8.250");
+    BOOST_TEST(block[2] == "  column     32           -!  per hop[µs]: one point only");
+    BOOST_TEST(block[3] == "  from the pairwise exchange's medians");
+    // A malformed table is refused naming it, not written half.
+    r.tables[0].rows[0].cells.pop_back();
+    BOOST_CHECK_EXCEPTION(table_test::table_of(r), comet::invalid_argument, [](const comet::invalid_argument& e) {
+        return std::string(e.what()).find("derived table 'hop_cost': row 0 has 2 cells for 3 columns") != std::string::npos;
+    });
 }
 
 BOOST_AUTO_TEST_CASE(per_byte_times_keep_four_significant_digits) {

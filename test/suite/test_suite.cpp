@@ -269,6 +269,61 @@ BOOST_AUTO_TEST_CASE(attached_and_configured_carry_the_stop_request_to_every_mea
     BOOST_TEST(points == 5);
 }
 
+BOOST_AUTO_TEST_CASE(the_common_block_reaches_every_kernel_alike) {
+    // The suite's test node goes to every kernel that measures on one, whatever its scheme.
+    comet::suite_config cfg;
+    cfg.test_node = 1;
+    BOOST_TEST(cfg.configured(comet::kernels::transfer_config{}).test_node == 1);
+    BOOST_TEST(cfg.attached(comet::kernels::clock_sync_config{}).test_node == 1);
+    BOOST_TEST(cfg.attached(comet::kernels::nist::study_config{}).test_node == 1);
+    BOOST_TEST(cfg.configured(comet::kernels::matrix_config{}).test_node == 1);
+    BOOST_TEST(cfg.configured(comet::kernels::commtest::commtest_config{}).test_node == 1);
+    cfg.test_node.reset();
+    comet::kernels::transfer_config own;
+    own.test_node = 1;
+    BOOST_TEST(cfg.configured(own).test_node == 1);  // unset: the kernel's own
+    // run_suite: rank 1 measures and returns the records, rank 0 none.
+    auto c = small({"echo", "barrier"});
+    c.transfer.sizes = {8};
+    c.transfer.hops = {1};
+    c.test_node = 1;
+    const auto per_rank = comet::threads::run(2, [&](comet::threads::transport& t) { return comet::run_suite(t, c); }, preemptions_uncounted());
+    BOOST_TEST(per_rank[0].records.empty());
+    BOOST_TEST(per_rank[1].of("echo").size() == 1u);
+    BOOST_TEST(per_rank[1].of("barrier").size() == 1u);
+    // A test node outside the group, refused on every rank naming it.
+    c.test_node = 2;
+    std::array<std::string, 2> said;
+    comet::threads::run(2, [&](comet::threads::transport& t) {
+        try {
+            comet::run_suite(t, c);
+        } catch (const comet::invalid_argument& e) {
+            said[static_cast<std::size_t>(t.rank())] = e.what();
+        }
+    });
+    for (const std::string& s : said) BOOST_TEST(s.find("test node 2 is outside the group of 2 ranks") != std::string::npos, s);
+}
+
+BOOST_AUTO_TEST_CASE(rounds_pool_each_points_samples_and_one_run_kernels_run_once) {
+    auto c = small({"barrier", "sync"});
+    c.rounds = 3;
+    c.sync.repetitions = 2;
+    const auto per_rank = comet::threads::run(2, [&](comet::threads::transport& t) { return comet::run_suite(t, c); }, preemptions_uncounted());
+    const comet::result_set& r = per_rank[0];
+    BOOST_TEST_REQUIRE(r.of("barrier").size() == 1u);
+    const comet::record& barrier = *r.of("barrier")[0];
+    BOOST_TEST_REQUIRE(barrier.rounds.size() == 3u);  // three rounds of one point
+    std::size_t pooled = 0;
+    for (const auto& round : barrier.rounds) pooled += round.samples;
+    BOOST_TEST(pooled == barrier.samples.size());
+    BOOST_TEST(barrier.samples.size() == 3u);  // fixed_sampling(1, 20): one sample a round
+    for (const comet::record* s : r.of("sync")) BOOST_TEST(s->rounds.size() == 1u);  // describes one run: the first round only
+    BOOST_TEST(!r.of("sync").empty());
+    c.rounds = 0;
+    BOOST_CHECK_EXCEPTION(comet::check_suite(c), comet::invalid_argument,
+                          [](const auto& e) { return comet_test::mentions(e, {"rounds 0 is below 1"}); });
+}
+
 BOOST_AUTO_TEST_CASE(what_cannot_be_derived_becomes_a_note) {
     auto cfg = small({"pairwise", "barrier"});
     cfg.transfer.sizes = {8};

@@ -1,22 +1,6 @@
-// comet/analysis/delays.hpp — the NIST seed's service states (section 4.1) from a message trace
-// (transport/decorators/tracing.hpp), and its time-dilation analysis (section 4.3, equation 1).
-//
-// A rank's elapsed time E splits into
-//   U  user computation: the time in `compute` calls;
-//   L  logical delay: time blocked waiting for a message before its sender had issued the send
-//      (the receive was posted, the send not yet issued: the algorithm made the rank wait);
-//   P  physical delay: time blocked waiting for a message after its send was issued (the
-//      message was on its way: the transport made the rank wait);
-//   O  overhead: everything else, O = E − U − L − P (sending, polling, headers, buffers,
-//      retransmissions' cost, waiting for sends to complete).
-// A wait interval [a, b] for a message whose send was issued at s gives L = clamp(s, a, b) − a
-// and P = b − max(a, s). Intervals in which the rank is not blocked add to neither: a message
-// that arrived before its receive was waited for has no delay, as in the seed.
-//
-// Across ranks (the seed's tables A1–A6): each state is the mean over the N ranks; %LM is the
-// percentage of received messages with L > 0; A is the mean L of those messages; Max Log the
-// largest single L; TM the messages sent by all ranks; retries the transport's retransmissions
-// during the run summed over ranks (known only where the transport counts them: the simulator).
+// comet/analysis/delays.hpp — the NIST seed's time-dilation analysis (section 4.3, equation 1)
+// over runs' service states (stats/delay_decomposition.hpp), and over the records of a
+// dilation study (kernels/nist/kernel.hpp): the speedups and equation 1 per setting.
 //
 // Dilation. With runs at factors D, normalised times T_D = T / D, E_D = E / D; the speedup is
 // E_1 / E_D. Equation 1 estimates E_D ≈ Ū + P_1 / D + b1·MR + b0 (Ū the mean normalised user
@@ -25,11 +9,20 @@
 // transport that counts none) only b0 can be fitted, and the fit says which. The estimate holds
 // when it is within 10% (RMS) of the measured E_D and b1 does not rest on one run alone: two
 // runs, or one run whose MR alone differs, are met exactly by b1 whatever the program does.
+//
+// Over a study's records (`estimate_dilations`): the records that differ in `dilation` alone
+// are one series; each gets its speedup and equation 1's estimate as values, and a flag where
+// a run they read is flagged. `dilation_tables` lays them out as the seed's tables A1–A6 and
+// the speedups at the largest factor, as derived tables every writer shows.
 #pragma once
 
 #include <comet/core/errors.hpp>
+#include <comet/stats/delay_decomposition.hpp>
+#include <comet/stats/derived_table.hpp>
 #include <comet/stats/least_squares.hpp>
-#include <comet/transport/decorators/tracing.hpp>
+#include <comet/stats/record.hpp>
+#include <comet/stats/summary.hpp>
+#include <comet/stats/validity.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -42,99 +35,6 @@
 #include <vector>
 
 namespace comet {
-
-/// One rank's service states, seconds (not normalised).
-struct delay_decomposition {
-    double elapsed = 0.0;   ///< E
-    double user = 0.0;      ///< U
-    double logical = 0.0;   ///< L
-    double physical = 0.0;  ///< P
-    double overhead = 0.0;  ///< O = E − U − L − P
-    std::size_t received = 0;          ///< messages received
-    std::size_t logical_messages = 0;  ///< of them, with L > 0
-    double max_logical = 0.0;          ///< the largest L of one message
-    std::size_t sent = 0;              ///< messages sent
-    std::uint64_t retransmissions = 0;
-    bool retransmissions_known = false;
-};
-
-/// The service states of one rank's trace (its receives matched by `tracing::collect`).
-/// @throws invalid_argument naming the rank when a completed receive has no send time (the trace
-///         was not collected), or the trace's stop precedes its start.
-inline delay_decomposition decompose(const message_trace& t) {
-    if (!(t.stop >= t.start))
-        raise<invalid_argument>(t.rank, "decompose: the trace stops at ", t.stop, " s, before its start at ", t.start, " s");
-    delay_decomposition d;
-    d.elapsed = t.stop - t.start;
-    d.user = t.compute_seconds;
-    d.sent = t.sends.size();
-    d.retransmissions = t.retransmissions;
-    d.retransmissions_known = t.retransmissions_known;
-    for (const traced_receive& r : t.receives) {
-        if (r.completed < 0.0) continue;
-        if (r.send_issued < 0.0)
-            raise<invalid_argument>(t.rank, "decompose: a receive from rank ", r.matched_source, " has no send time (collect the trace first)");
-        ++d.received;
-        const double a = r.blocked_from, b = r.blocked_to;
-        if (b <= a) continue;
-        const double s = std::clamp(r.send_issued, a, b);
-        const double logical = s - a;
-        d.logical += logical;
-        d.physical += b - s;
-        if (logical > 0.0) {
-            ++d.logical_messages;
-            d.max_logical = std::max(d.max_logical, logical);
-        }
-    }
-    d.overhead = d.elapsed - d.user - d.logical - d.physical;
-    return d;
-}
-
-/// The seed's row for one run: means over ranks (E, U, L, P, O), %LM, A, Max Log, TM, retries.
-/// Not normalised: `normalised(D)` divides the times the seed divides.
-struct service_states {
-    int ranks = 0;
-    double elapsed = 0.0, user = 0.0, logical = 0.0, physical = 0.0, overhead = 0.0;  ///< means over ranks
-    double logical_message_percent = 0.0;  ///< %LM
-    double mean_logical = 0.0;             ///< A: the mean L of messages with L > 0
-    double max_logical = 0.0;              ///< Max Log (never normalised)
-    std::size_t messages = 0;              ///< TM
-    std::uint64_t retries = 0;
-    bool retries_known = false;
-
-    /// The times divided by `d` (E_D, U_D, L_D, P_D, O_D, A_D); counts and Max Log as they are.
-    service_states normalised(double d) const noexcept {
-        service_states n = *this;
-        for (double* x : {&n.elapsed, &n.user, &n.logical, &n.physical, &n.overhead, &n.mean_logical}) *x /= d;
-        return n;
-    }
-};
-
-/// Combines every rank's decomposition.
-/// @throws invalid_argument when `ranks` is empty.
-inline service_states combine(std::span<const delay_decomposition> ranks) {
-    if (ranks.empty()) raise<invalid_argument>(-1, "combine: no ranks' service states");
-    service_states s;
-    s.ranks = static_cast<int>(ranks.size());
-    std::size_t received = 0, logical_messages = 0;
-    double logical_total = 0.0;
-    s.retries_known = true;
-    for (const delay_decomposition& d : ranks) {
-        s.elapsed += d.elapsed, s.user += d.user, s.logical += d.logical, s.physical += d.physical, s.overhead += d.overhead;
-        received += d.received;
-        logical_messages += d.logical_messages;
-        logical_total += d.logical;
-        s.max_logical = std::max(s.max_logical, d.max_logical);
-        s.messages += d.sent;
-        s.retries += d.retransmissions;
-        s.retries_known = s.retries_known && d.retransmissions_known;
-    }
-    const double n = static_cast<double>(ranks.size());
-    for (double* x : {&s.elapsed, &s.user, &s.logical, &s.physical, &s.overhead}) *x /= n;
-    s.logical_message_percent = received ? 100.0 * static_cast<double>(logical_messages) / static_cast<double>(received) : 0.0;
-    s.mean_logical = logical_messages ? logical_total / static_cast<double>(logical_messages) : 0.0;
-    return s;
-}
 
 /// One dilated run: its factor and its (unnormalised) service states.
 struct dilated_run {
@@ -230,6 +130,154 @@ inline dilation_estimate estimate_dilation(std::span<const dilated_run> runs) {
                  " alone (the only one whose MR differs), which it meets exactly: no run tests b1");
     }
     return e;
+}
+
+namespace detail {
+
+/// The records of `records` in series: those whose kernel and params other than `dilation` are
+/// the same, each series in the records' order, the series in order of their first record.
+/// Records without `dilation` are in none.
+template <class Record>
+std::vector<std::vector<Record*>> dilation_series(std::span<Record> records) {
+    const auto same_series = [](const record& a, const record& b) {
+        if (a.kernel != b.kernel || a.params.size() != b.params.size()) return false;
+        for (const auto& [name, value] : a.params) {
+            if (name == "dilation") continue;
+            const param_value* other = b.params.find(name);
+            if (!other || !(*other == value)) return false;
+        }
+        return true;
+    };
+    std::vector<std::vector<Record*>> out;
+    std::vector<bool> done(records.size(), false);
+    for (std::size_t first = 0; first < records.size(); ++first) {
+        if (done[first] || !records[first].params.number("dilation")) continue;
+        auto& series = out.emplace_back();
+        for (std::size_t i = first; i < records.size(); ++i)
+            if (!done[i] && records[i].params.number("dilation") && same_series(records[first], records[i])) {
+                series.push_back(&records[i]);
+                done[i] = true;
+            }
+    }
+    return out;
+}
+
+}  // namespace detail
+
+/// Adds the speedup and equation 1 to the records of a dilation study (kernels/nist/kernel.hpp,
+/// the values `elapsed`, `user`, `physical` normalised by `dilation`, and `retries` where
+/// counted): per series of records whose params differ in `dilation` alone, `speedup`
+/// (E_1 / E_D) and `estimate_residual`, and where equation 1 holds `estimate`, `estimate_b1`,
+/// `estimate_b0`; a note says when it does not hold or was not fitted. A speedup reads E_1 and
+/// E_D, equation 1 every run of the series: a flagged run flags them. Records without
+/// `dilation` are left alone.
+inline void estimate_dilations(std::span<record> records) {
+    for (const std::vector<record*>& series : detail::dilation_series(records)) {
+        std::vector<dilated_run> runs;
+        for (const record* r : series) {
+            const double d = *r->params.number("dilation");
+            dilated_run run{d, {}};
+            run.states.elapsed = r->values.number("elapsed").value_or(0.0) * d;
+            run.states.user = r->values.number("user").value_or(0.0) * d;
+            run.states.physical = r->values.number("physical").value_or(0.0) * d;
+            const auto retries = r->values.integer("retries");
+            run.states.retries = retries ? static_cast<std::uint64_t>(*retries) : 0;
+            run.states.retries_known = retries.has_value();
+            runs.push_back(run);
+        }
+        std::optional<dilation_estimate> e;
+        std::string why;
+        try {
+            e = estimate_dilation(runs);
+        } catch (const invalid_argument& x) {
+            why = x.what();
+        }
+        const bool any_flagged = std::any_of(series.begin(), series.end(), [](const record* r) { return !usable(*r); });
+        const auto one = std::find_if(series.begin(), series.end(), [](const record* r) { return r->params.number("dilation") == 1.0; });
+        const bool one_flagged = one != series.end() && !usable(**one);
+        for (std::size_t i = 0; i < series.size(); ++i) {
+            record& rec = *series[i];
+            if (one_flagged || !usable(rec)) add_flag(rec, "speedup", "E_1 or E_D is flagged");
+            if (any_flagged) add_flag(rec, "estimate", "a run of the setting is flagged");
+            if (e) {
+                rec.values.set("speedup", e->speedup[i]).set("estimate_residual", e->residual);
+                // An estimate that misses the measurements is named in a note, not printed as one.
+                if (e->holds) rec.values.set("estimate", e->estimated[i]).set("estimate_b1", e->b1).set("estimate_b0", e->b0);
+                if (!e->note.empty()) rec.notes.push_back("equation 1: " + e->note);
+            } else {
+                rec.notes.push_back("equation 1 not fitted: " + why);
+            }
+        }
+    }
+}
+
+/// The seed's tables A1–A6 from a study's records (after `estimate_dilations`): one table per
+/// series (application, setting, group size; `nist_<setting>_<application>_<nodes>`), a row per
+/// factor with the normalised service states, %LM, A_D and Max Log in ms, TM, the retries, the
+/// speedup and equation 1's estimate; and one table (`nist_speedups_<kernel>`) of each series'
+/// speedup at its largest factor. A run flagged as a whole shows no E_D and its series no
+/// speedup; a flagged value is flagged in its cell.
+inline std::vector<derived_table> dilation_tables(std::span<const record> records) {
+    std::vector<derived_table> out;
+    derived_table speedups{.name = "", .title = "", .kernel = "",
+                           .columns = {"study", "nodes", "E_1[s]", "largest D", "E_D[s]", "speedup E_1/E_D"}};
+    // A factor as the seed writes it: 16, not 16.000 (a whole number as an integer).
+    const auto factor_cell = [](double d) -> derived_table::cell {
+        if (d == std::floor(d) && std::fabs(d) < 1e15) return static_cast<std::int64_t>(d);
+        return d;
+    };
+    const auto value = [](const record& r, std::string_view name, double scale = 1.0) -> derived_table::cell {
+        if (const auto v = r.values.number(name)) return *v * scale;
+        return {};
+    };
+    for (const std::vector<const record*>& series : detail::dilation_series(records)) {
+        const record& head = *series.front();
+        const std::string app = head.params.text("application").value_or(head.kernel);
+        const std::string setting = head.params.text("setting").value_or("?");
+        const std::int64_t nodes = head.params.integer("nodes").value_or(0);
+        if (speedups.name.empty()) {
+            speedups.name = "nist_speedups_" + head.kernel;
+            speedups.title = "speedup with time dilation (NIST table II), " + head.kernel;
+            speedups.kernel = head.kernel;
+        }
+        derived_table t{.name = "nist_" + setting + "_" + app + "_" + std::to_string(nodes),
+                        .title = setting + "-" + app + " on " + std::to_string(nodes) +
+                                 " nodes (NIST tables A1-A6): normalised service states, T_D = T / D",
+                        .kernel = head.kernel,
+                        .lays_out_records = true,
+                        .columns = {"D", "E_D[s]", "U_D[s]", "L_D[s]", "P_D[s]", "O_D[s]", "%LM", "A_D[ms]", "Max Log[ms]", "TM",
+                                    "retries", "speedup", "estimate[s]"}};
+        // A value's flag (stats/validity.hpp) names the value; here it flags its column.
+        const std::pair<const char*, const char*> flagged_columns[] = {
+            {"user", "U_D[s]"}, {"logical", "L_D[s]"}, {"physical", "P_D[s]"}, {"overhead", "O_D[s]"},
+            {"speedup", "speedup"}, {"estimate", "estimate[s]"}};
+        for (const record* r : series) {
+            std::vector<flag> flags;
+            for (const auto& [what, column] : flagged_columns)
+                if (const flag* f = find_flag(r->flags, what)) flags.push_back({column, f->why});
+            const auto retries = r->values.integer("retries");
+            t.add({factor_cell(*r->params.number("dilation")), usable(*r) ? derived_table::cell(summarize(*r).median) : derived_table::cell{},
+                   value(*r, "user"), value(*r, "logical"), value(*r, "physical"), value(*r, "overhead"), value(*r, "lm_percent"),
+                   value(*r, "mean_logical", 1e3), value(*r, "max_logical", 1e3), r->values.integer("data_messages").value_or(0),
+                   retries ? derived_table::cell(*retries) : derived_table::cell{}, value(*r, "speedup"), value(*r, "estimate")},
+                  std::move(flags));
+            for (const auto& n : r->notes)
+                if (std::find(t.notes.begin(), t.notes.end(), "note: " + n) == t.notes.end()) t.notes.push_back("note: " + n);
+        }
+        out.push_back(std::move(t));
+        const record* first = nullptr;
+        const record* last = nullptr;
+        for (const record* r : series) {
+            const double d = *r->params.number("dilation");
+            if (d == 1.0) first = r;
+            if (!last || d > *last->params.number("dilation")) last = r;
+        }
+        if (!first || !last || !usable(*first) || !usable(*last)) continue;
+        const double e1 = summarize(*first).median, ed = summarize(*last).median;
+        speedups.add({setting + "-" + app, nodes, e1, factor_cell(*last->params.number("dilation")), ed, ed > 0 ? e1 / ed : 0.0});
+    }
+    if (!speedups.name.empty()) out.push_back(std::move(speedups));
+    return out;
 }
 
 }  // namespace comet

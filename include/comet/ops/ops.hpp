@@ -7,6 +7,7 @@
 #pragma once
 
 #include <comet/ops/collectives.hpp>
+#include <comet/ops/describe.hpp>
 #include <comet/ops/implementation.hpp>
 #include <comet/ops/point_to_point.hpp>
 #include <comet/ops/process.hpp>

@@ -1,6 +1,7 @@
 // comet/report/csv.hpp — CSV writers: one row per record (params and summary, seconds) and
-// one row per transfer fit (a flagged fit with empty coefficients), bandwidth figure or COMMTEST
-// experiment (a flagged statistic as an empty cell), for spreadsheets, pandas and gnuplot.
+// one row per transfer fit (a flagged fit with empty coefficients), bandwidth figure, COMMTEST
+// experiment (a flagged statistic as an empty cell) or row of a derived table, for
+// spreadsheets, pandas and gnuplot.
 //
 // RFC 4180 quoting (a cell holding a comma, quote, CR or LF is quoted, quotes doubled), '\n'
 // line ends, numbers in the shortest form that reads back to the same double (std::to_chars),
@@ -9,8 +10,11 @@
 // stream cannot slip thousands separators into a cell. Raw samples are not written here: they are in results.json.
 #pragma once
 
+#include <comet/core/errors.hpp>
+#include <comet/report/reporter.hpp>
 #include <comet/stats/bandwidth.hpp>
 #include <comet/stats/commtest.hpp>
+#include <comet/stats/derived_table.hpp>
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
@@ -19,6 +23,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -196,5 +203,65 @@ inline void write_commtest_csv(std::ostream& os, const std::vector<commtest_stat
            << detail::csv_number(s.dominant_mean_error) << ',' << detail::csv_cell(notes) << '\n';
     }
 }
+
+/// Writes a derived table (stats/derived_table.hpp): its columns, then `flags` ("column: why"
+/// joined by ";"), a row per row; an empty cell for an empty or not-a-number value.
+/// @throws invalid_argument naming the table when it is malformed (`check_table`).
+inline void write_table_csv(std::ostream& os, const derived_table& t) {
+    check_table(t);
+    for (const auto& c : t.columns) os << detail::csv_cell(c) << ',';
+    os << "flags\n";
+    for (const auto& row : t.rows) {
+        for (const auto& c : row.cells) {
+            if (const auto* v = std::get_if<std::string>(&c)) os << detail::csv_cell(*v);
+            else if (const auto* i = std::get_if<std::int64_t>(&c)) os << detail::csv_number(*i);
+            else if (const auto* d = std::get_if<double>(&c)) os << detail::csv_number(*d);
+            os << ',';
+        }
+        std::string flags;
+        for (const auto& f : row.flags) flags += (flags.empty() ? "" : ";") + f.what + ": " + f.why;
+        os << detail::csv_cell(flags) << '\n';
+    }
+}
+
+/// The CSV files as a reporter (report/reporter.hpp), into folder `dir` (created if missing):
+/// results.csv, fits.csv, bandwidth.csv, commtest.csv (when there are COMMTEST statistics) and
+/// each derived table as tables/<name>.csv. `files()` lists what it wrote.
+/// @throws error naming the file that could not be written; invalid_argument naming a table that
+///         is malformed or whose name another table has.
+class csv_reporter : public reporter {
+public:
+    explicit csv_reporter(std::filesystem::path dir) : dir_(std::move(dir)) {}
+    void add(const derived_table& t) override {
+        check_table(t);
+        if (std::find(tables_.begin(), tables_.end(), t.name) != tables_.end())
+            raise<invalid_argument>(-1, "derived table '", t.name, "': another table has that name (it names the table's file)");
+        tables_.push_back(t.name);
+        write(std::filesystem::path("tables") / (t.name + ".csv"), [&](std::ostream& os) { write_table_csv(os, t); });
+    }
+    void finish(const report& r) override {
+        write("results.csv", [&](std::ostream& os) { write_csv(os, r.results); });
+        write("fits.csv", [&](std::ostream& os) { write_fits_csv(os, r.fits); });
+        write("bandwidth.csv", [&](std::ostream& os) { write_bandwidth_csv(os, r.bandwidth); });
+        if (!r.commtest.empty()) write("commtest.csv", [&](std::ostream& os) { write_commtest_csv(os, r.commtest); });
+    }
+    const std::vector<std::filesystem::path>& files() const noexcept { return files_; }
+
+private:
+    void write(const std::filesystem::path& name, const std::function<void(std::ostream&)>& body) {
+        const std::filesystem::path path = dir_ / name;
+        std::error_code ec;
+        std::filesystem::create_directories(path.parent_path(), ec);
+        if (ec) raise<error>(-1, "cannot create ", path.parent_path().string(), ": ", ec.message());
+        std::ofstream f(path, std::ios::binary);
+        if (f) body(f);
+        f.flush();
+        if (!f) raise<error>(-1, "cannot write ", path.string());
+        files_.push_back(path);
+    }
+    std::filesystem::path dir_;
+    std::vector<std::string> tables_;
+    std::vector<std::filesystem::path> files_;
+};
 
 }  // namespace comet

@@ -26,6 +26,7 @@
 #include <comet/report/context.hpp>
 #include <comet/report/json/writer.hpp>
 #include <comet/report/report.hpp>
+#include <comet/report/reporter.hpp>
 #include <comet/stats/compare.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
@@ -198,5 +199,9 @@ inline void write_gbench(std::ostream& os, const result_set& results, const cont
 /// The report's records and context as Google Benchmark JSON (the fits and analyses have no
 /// place in that format).
 inline void write_gbench(std::ostream& os, const report& r) { write_gbench(os, r.results, r.ctx); }
+
+/// Google Benchmark's JSON as a reporter (report/reporter.hpp): `write_gbench` at finish. The
+/// format has benchmarks only: derived tables and the analyses' figures are not in it.
+using gbench_reporter = stream_reporter<static_cast<void (*)(std::ostream&, const report&)>(&write_gbench)>;
 
 }  // namespace comet

@@ -1,8 +1,9 @@
 // comet/report/json.hpp — results.json: the context, every record with its params, summary
 // and raw samples, the transfer fits (a flagged fit as `"valid": false`, its flags, and null
 // coefficients — never its numbers) with their break tests, the bandwidth figures, the derived
-// sections, and COMMTEST's statistics (a flagged a or b as `null`, its flags beside), in the
-// schema documented in docs/results-schema.md (schema_version 2).
+// sections, COMMTEST's statistics (a flagged a or b as `null`, its flags beside) and the
+// derived tables of any other analysis, in the schema documented in docs/results-schema.md
+// (schema_version 2).
 //
 // This header holds the document: its version and its top-level keys in a fixed order. Its
 // parts are written by report/json/context.hpp (the context), report/json/record.hpp (each
@@ -17,6 +18,7 @@
 #include <comet/report/json/record.hpp>
 #include <comet/report/json/writer.hpp>
 #include <comet/report/report.hpp>
+#include <comet/report/reporter.hpp>
 
 #include <ostream>
 
@@ -27,7 +29,7 @@ inline constexpr int results_schema_version = 2;
 
 /// Writes `r` as results.json (schema_version 2, documented in docs/results-schema.md): keys
 /// `schema_version`, `context`, `transport`, `nodes`, `results`, `fits`, `bandwidth`,
-/// `log_p_fits`, `growth`, `contention`, `overlap`, `commtest`, `notes` (and `stopped`, for a run
+/// `log_p_fits`, `growth`, `contention`, `overlap`, `commtest`, `tables`, `notes` (and `stopped`, for a run
 /// that ended early), in that order. Times in seconds, sizes in bytes, bandwidths in bytes per second; NaN → null.
 /// @throws invalid_argument when a record holds a NaN sample (see `summarize`).
 /// @code  std::ofstream f(dir / "results.json"); comet::write_json(f, report);  @endcode
@@ -70,6 +72,10 @@ inline void write_json(std::ostream& os, const report& r) {
     w.begin_array();
     for (const auto& c : r.commtest) detail::json::write_commtest(w, c);
     w.end_array();
+    w.key("tables");
+    w.begin_array();
+    for (const auto& t : r.tables) detail::json::write_table(w, t);
+    w.end_array();
     w.key("notes");
     w.begin_array();
     for (const auto& n : r.notes) w.string(n);
@@ -85,5 +91,8 @@ inline void write_json(std::ostream& os, const report& r) {
     w.end_object();
     w.finish();
 }
+
+/// results.json as a reporter (report/reporter.hpp): `write_json` at finish.
+using json_reporter = stream_reporter<&write_json>;
 
 }  // namespace comet

@@ -11,6 +11,7 @@
 #include <comet/report/context.hpp>
 #include <comet/stats/bandwidth.hpp>
 #include <comet/stats/commtest.hpp>
+#include <comet/stats/derived_table.hpp>
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
 
@@ -53,6 +54,7 @@ struct report {
     std::vector<contention_slowdown> contention;  ///< echo under cross traffic against idle
     std::vector<overlap_gain> overlap;          ///< synchronous against asynchronous exchange + DAXPY
     std::vector<commtest_statistics> commtest;  ///< COMMTEST: a, b, latency, bandwidths, model error per experiment
+    std::vector<derived_table> tables;          ///< what any other analysis derives (stats/derived_table.hpp)
     std::vector<std::string> notes;             ///< what could not be measured or derived, and why
     std::optional<stop_note> stopped;           ///< set when the run ended early: where and why
 };

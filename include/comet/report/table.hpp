@@ -10,6 +10,7 @@
 #pragma once
 
 #include <comet/report/report.hpp>
+#include <comet/report/reporter.hpp>
 #include <comet/stats/commtest.hpp>
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/summary.hpp>
@@ -385,6 +386,47 @@ inline void write_commtest(std::ostream& os, const std::vector<commtest_statisti
 
 }  // namespace detail::table
 
+/// A derived table (stats/derived_table.hpp) under its title (its name when it has none): a
+/// row per row, "-" for an empty cell, "!" after a flagged one, a note column saying why where a
+/// row has flags; then the table's notes.
+/// @throws invalid_argument naming the table when it is malformed (`check_table`).
+inline void write_derived(std::ostream& os, const derived_table& d) {
+    using namespace detail::table;
+    check_table(d);
+    text_table t;
+    for (std::size_t c = 0; c < d.columns.size(); ++c) {
+        t.headers.push_back(d.columns[c]);
+        t.left.push_back(std::any_of(d.rows.begin(), d.rows.end(),
+                                     [&](const derived_table::row& r) { return std::holds_alternative<std::string>(r.cells[c]); }));
+    }
+    const bool any_flag = std::any_of(d.rows.begin(), d.rows.end(), [](const derived_table::row& r) { return !r.flags.empty(); });
+    if (any_flag) {
+        t.headers.emplace_back("note");
+        t.left.push_back(true);
+    }
+    for (const auto& r : d.rows) {
+        std::vector<std::string> row;
+        for (std::size_t c = 0; c < d.columns.size(); ++c) {
+            const auto& cell = r.cells[c];
+            std::string text = "-";
+            if (const auto* v = std::get_if<std::string>(&cell)) text = *v;
+            else if (const auto* i = std::get_if<std::int64_t>(&cell)) text = std::to_string(*i);
+            else if (const auto* x = std::get_if<double>(&cell); x && !std::isnan(*x)) text = significant(*x);
+            if (find_flag(r.flags, d.columns[c])) text += "!";
+            row.push_back(std::move(text));
+        }
+        if (any_flag) {
+            std::string note;
+            for (const auto& f : r.flags) note += (note.empty() ? "" : "; ") + f.what + ": " + f.why;
+            row.push_back(std::move(note));
+        }
+        t.rows.push_back(std::move(row));
+    }
+    os << '\n' << (d.title.empty() ? d.name : d.title) << '\n';
+    t.write(os);
+    for (const auto& n : d.notes) os << "  " << n << '\n';
+}
+
 /// Writes `r` as console tables: the context, then per kernel (first-seen order) one row per
 /// record — its params, n, min / median / mean / max in µs, the robust spread (MAD/median, as a
 /// percentage), MB/s from the median for records with a `size` (COMMTEST: `volume`) > 0, and "unstable" where the
@@ -393,82 +435,9 @@ inline void write_commtest(std::ostream& os, const std::vector<commtest_statisti
 /// its coefficients) and the F tests that decided the regimes, the bandwidth figures (peak MB/s, n_half and n_90 in bytes), the growth of
 /// the collectives with log2 P, linear or quadratic growth in the matrix dimension, echo under
 /// cross traffic, the overlap gain, COMMTEST's statistics (a flagged a or b shows "(flagged:
-/// <why>)", a protocol the transport cannot run "not supported"), and the notes. "-" marks a
-/// value that is absent or not computable.
+/// <why>)", a protocol the transport cannot run "not supported"), every derived table
+/// (`write_derived`; a kernel whose records one lays out has no table of records), and the notes. "-" marks a value that is absent or not computable.
 /// @code  comet::write_table(std::cout, report);  @endcode
-/// Whether `rec` is a row of the NIST seed's dilation study (kernels/nist/kernel.hpp).
-inline bool is_dilation_row(const record& rec) {
-    return (rec.kernel == "ring" || rec.kernel == "rc" || rec.kernel == "mesh") && rec.params.number("dilation").has_value();
-}
-
-/// The NIST seed's tables A1–A6 (one per application, setting and group size: a row per dilation
-/// factor, normalised times in seconds) and its table II (each study's speedup at its largest
-/// factor). Equation 1's estimate is shown where it holds; a note says where it does not.
-inline void write_dilation(std::ostream& os, const result_set& results) {
-    using namespace detail::table;
-    struct study {
-        std::string application, setting;
-        std::int64_t nodes;
-        std::vector<const record*> rows;
-    };
-    std::vector<study> studies;
-    for (const record& rec : results.records) {
-        if (!is_dilation_row(rec)) continue;
-        const std::string app = rec.params.text("application").value_or(rec.kernel), set = rec.params.text("setting").value_or("?");
-        const std::int64_t nodes = rec.params.integer("nodes").value_or(0);
-        auto it = std::find_if(studies.begin(), studies.end(),
-                               [&](const study& s) { return s.application == app && s.setting == set && s.nodes == nodes; });
-        if (it == studies.end()) it = studies.insert(studies.end(), study{app, set, nodes, {}});
-        it->rows.push_back(&rec);
-    }
-    if (studies.empty()) return;
-    const auto number = [](const record& r, std::string_view name, int decimals) {
-        return fixed(r.params.contains(name) ? r.params.number(name) : r.values.number(name), decimals);
-    };
-    for (const study& s : studies) {
-        text_table t{{"D", "E_D[s]", "U_D[s]", "L_D[s]", "P_D[s]", "O_D[s]", "%LM", "A_D[ms]", "Max Log[ms]", "TM", "retries",
-                      "speedup", "estimate[s]"},
-                     std::vector<bool>(13, false),
-                     {}};
-        std::vector<std::string> notes;
-        for (const record* r : s.rows) {
-            const auto ms = [&](std::string_view name) {
-                const auto v = r->values.number(name);
-                return fixed(v ? std::optional(*v * 1e3) : std::nullopt, 3);
-            };
-            const auto retries = r->values.integer("retries");
-            t.rows.push_back({number(*r, "dilation", 0), fixed(usable(*r) ? std::optional(summarize(*r).median) : std::nullopt, 4),
-                              number(*r, "user", 4), number(*r, "logical", 4), number(*r, "physical", 4), number(*r, "overhead", 4),
-                              number(*r, "lm_percent", 1), ms("mean_logical"), ms("max_logical"),
-                              std::to_string(r->values.integer("data_messages").value_or(0)),
-                              retries ? std::to_string(*retries) : std::string("-"), number(*r, "speedup", 3),
-                              number(*r, "estimate", 4)});
-            for (const auto& n : r->notes)
-                if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
-        }
-        os << '\n' << s.setting << '-' << s.application << " on " << s.nodes
-           << " nodes (NIST tables A1-A6): normalised service states, T_D = T / D\n";
-        t.write(os);
-        for (const auto& n : notes) os << "  note: " << n << '\n';
-    }
-    text_table t{{"study", "nodes", "E_1[s]", "largest D", "E_D[s]", "speedup E_1/E_D"}, {true, false, false, false, false, false}, {}};
-    for (const study& s : studies) {
-        const record* first = nullptr;
-        const record* last = nullptr;
-        for (const record* r : s.rows) {
-            const double d = r->params.number("dilation").value_or(0);
-            if (d == 1.0) first = r;
-            if (!last || d > last->params.number("dilation").value_or(0)) last = r;
-        }
-        if (!first || !last || !usable(*first) || !usable(*last)) continue;
-        const double e1 = summarize(*first).median, ed = summarize(*last).median;
-        t.rows.push_back({s.setting + "-" + s.application, std::to_string(s.nodes), fixed(e1, 4), number(*last, "dilation", 0),
-                          fixed(ed, 4), fixed(ed > 0 ? e1 / ed : 0.0, 3)});
-    }
-    os << "\nspeedup with time dilation (NIST table II)\n";
-    t.write(os);
-}
-
 inline void write_table(std::ostream& os, const report& r) {
     using namespace detail::table;
     write_context(os, r.ctx);
@@ -477,9 +446,10 @@ inline void write_table(std::ostream& os, const report& r) {
     for (const auto& rec : r.results.records)
         if (std::find(kernels.begin(), kernels.end(), rec.kernel) == kernels.end()) kernels.push_back(rec.kernel);
     for (const auto& k : kernels) {
-        std::vector<const record*> recs = r.results.of(k);
-        std::erase_if(recs, [](const record* x) { return is_dilation_row(*x); });  // in their own tables below
-        if (!recs.empty()) write_kernel(os, k, recs);
+        // A kernel whose records a derived table lays out is shown by that table, below.
+        const bool laid_out = std::any_of(r.tables.begin(), r.tables.end(),
+                                          [&](const derived_table& t) { return t.kernel == k && t.lays_out_records; });
+        if (!laid_out) write_kernel(os, k, r.results.of(k));
     }
 
     if (!r.fits.empty()) {
@@ -588,8 +558,11 @@ inline void write_table(std::ostream& os, const report& r) {
         t.write(os);
     }
     if (!r.commtest.empty()) write_commtest(os, r.commtest);
-    write_dilation(os, r.results);
+    for (const auto& t : r.tables) write_derived(os, t);
     for (const auto& n : r.notes) os << "note: " << n << '\n';
 }
+
+/// The console tables as a reporter (report/reporter.hpp): `write_table` at finish.
+using console_reporter = stream_reporter<&write_table>;
 
 }  // namespace comet

@@ -1,14 +1,16 @@
 // comet/suite/analyses.hpp — the analyses a kernel descriptor lists (`kernel_descriptor::
 // analyses`), each reading the kernel's records from a report and adding what it derives, with
 // the descriptor's figure statistic: transfer fits and bandwidth, growth with log P, linear or
-// quadratic growth in a parameter, contention slow-downs, overlap gains, COMMTEST's statistics.
-// What cannot be derived becomes a note in the report saying what to run instead; nothing throws.
+// quadratic growth in a parameter, contention slow-downs, overlap gains, COMMTEST's statistics,
+// NIST's speedups and equation 1. What cannot be derived becomes a note in the report saying
+// what to run instead; nothing throws.
 //
-// The computations live in stats/ (curves, fits, COMMTEST) and analysis/ (contention, overlap); these
-// only connect them to a report.
+// The computations live in stats/ (curves, fits, COMMTEST) and analysis/ (contention, overlap,
+// delays); these only connect them to a report.
 #pragma once
 
 #include <comet/analysis/contention.hpp>
+#include <comet/analysis/delays.hpp>
 #include <comet/analysis/overlap.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/report/report.hpp>
@@ -166,6 +168,22 @@ inline kernel_analysis commtest_statistics() {
         } catch (const invalid_argument& e) {
             r.notes.push_back("no commtest statistics for " + d.name + ": " + e.what());
         }
+    };
+}
+
+/// The speedups and equation 1 of a dilation study (analysis/delays.hpp, `estimate_dilations`),
+/// written into the kernel's records (per series of records that differ in `dilation` alone),
+/// and the seed's tables of them (`dilation_tables`).
+inline kernel_analysis dilation_estimates() {
+    return [](report& r, const kernel_descriptor& d, const analysis_options&) {
+        std::vector<record> mine;
+        for (const record& rec : r.results.records)
+            if (rec.kernel == d.name) mine.push_back(rec);
+        estimate_dilations(mine);
+        auto next = mine.begin();
+        for (record& rec : r.results.records)
+            if (rec.kernel == d.name) rec = *next++;
+        detail::append(r.tables, dilation_tables(mine));
     };
 }
 

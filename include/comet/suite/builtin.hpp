@@ -435,6 +435,7 @@ inline auto nist_kernel(kernels::nist::application app) {
     kernel_descriptor d{.name = name,
                         .min_ranks = app == kernels::nist::application::mesh ? 4 : 2,
                         .points = [](const suite_config& c, int) { return c.nist.settings.size() * c.nist.dilations.size(); },
+                        .analyses = {analyses::dilation_estimates()},
                         .plots = {against_d("elapsed", std::move(elapsed), "NIST " + name + ": normalised elapsed time vs dilation"),
                                   against_d("speedup", std::move(speedup), "NIST " + name + ": speedup with time dilation"),
                                   std::move(components)},

@@ -36,7 +36,8 @@ inline std::vector<std::string> implemented_kernels() {
 }
 
 /// What to run. All ranks pass the same values (@pre). Each built-in kernel has its own
-/// configuration; `sampling` and `on_point`, when set, apply to every kernel.
+/// configuration; the common block — `sampling`, `test_node`, `on_point`, `stop`, `rounds` —
+/// applies to every kernel alike, the suite's and a caller's (`configured`, `attached`).
 struct suite_config {
     /// The kernels to run, in this order (names of kernel descriptors).
     std::vector<std::string> kernels = implemented_kernels();
@@ -63,6 +64,14 @@ struct suite_config {
     kernels::nist::study_config nist = {};
     /// When set, how every kernel samples its points, in place of each kernel's own `sampling`.
     std::optional<comet::sampling> sampling = {};
+    /// When set, the rank every kernel measures on and returns its records from, in place of
+    /// each kernel's own `test_node` (run_suite checks it is in the group).
+    std::optional<int> test_node = {};
+    /// Passes over the kernels (at least 1), each point's samples pooled in one record, a round
+    /// each (record::rounds): rounds spread over the run show how much the machine's state
+    /// moves a point, which `comet compare` tests. The kernels whose records describe one run
+    /// (kernel_descriptor::one_run) run in the first pass only.
+    int rounds = 1;
     /// Called on the measuring rank after each point (for progress displays).
     std::function<void(const record&)> on_point = {};
     /// Called on every rank as each kernel starts, with its name (so a program that stops
@@ -79,9 +88,11 @@ struct suite_config {
 
     /// `c` (a kernel's configuration) with what the suite sets on every kernel whatever its
     /// measurement scheme: the stop request (into its `stop`, `sampling.stop` or
-    /// `window.stop`, whichever it has) and `on_point`.
+    /// `window.stop`, whichever it has), `test_node` when set, and `on_point`.
     template <class KernelConfig>
     KernelConfig attached(KernelConfig c) const {
+        if constexpr (requires { c.test_node = 0; })
+            if (test_node) c.test_node = *test_node;
         if constexpr (requires { c.stop = stop; }) c.stop = stop;
         if constexpr (requires { c.sampling.stop = stop; }) c.sampling.stop = stop;
         if constexpr (requires { c.window.stop = stop; }) c.window.stop = stop;

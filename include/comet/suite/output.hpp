@@ -103,7 +103,8 @@ struct suite_files {
 };
 
 /// Writes the report folder `dir` (created if missing): results.json, results.csv, fits.csv,
-/// bandwidth.csv, `summary` as summary.txt, and the plots of `all`'s descriptors in plots/.
+/// bandwidth.csv, commtest.csv (with COMMTEST statistics), each derived table as
+/// tables/<name>.csv, `summary` as summary.txt, and the plots of `all`'s descriptors in plots/.
 /// Each file is written whole or not at all (`write_file_atomically`).
 /// @throws error naming the file or folder that could not be written (plots that could not be
 ///         rendered are listed in the outcome instead).
@@ -118,8 +119,12 @@ inline suite_files write_suite_report(const std::filesystem::path& dir, const re
     std::filesystem::create_directories(dir, ec);
     if (ec) raise<error>(-1, "cannot create ", dir.string(), ": ", ec.message());
     suite_files out;
-    const auto write = [&](const char* name, const std::function<void(std::ostream&)>& body) {
+    const auto write = [&](const std::filesystem::path& name, const std::function<void(std::ostream&)>& body) {
         const std::filesystem::path path = dir / name;
+        if (name.has_parent_path()) {
+            std::filesystem::create_directories(path.parent_path(), ec);
+            if (ec) raise<error>(-1, "cannot create ", path.parent_path().string(), ": ", ec.message());
+        }
         write_file_atomically(path, body);
         out.files.push_back(path);
     };
@@ -128,6 +133,14 @@ inline suite_files write_suite_report(const std::filesystem::path& dir, const re
     write("fits.csv", [&](std::ostream& os) { write_fits_csv(os, r.fits); });
     write("bandwidth.csv", [&](std::ostream& os) { write_bandwidth_csv(os, r.bandwidth); });
     if (!r.commtest.empty()) write("commtest.csv", [&](std::ostream& os) { write_commtest_csv(os, r.commtest); });
+    for (std::size_t i = 0; i < r.tables.size(); ++i) {
+        const derived_table& t = r.tables[i];
+        check_table(t);
+        for (std::size_t j = 0; j < i; ++j)
+            if (r.tables[j].name == t.name)
+                raise<invalid_argument>(-1, "derived table '", t.name, "': another table has that name (it names the table's file)");
+        write(std::filesystem::path("tables") / (t.name + ".csv"), [&](std::ostream& os) { write_table_csv(os, t); });
+    }
     write("summary.txt", [&](std::ostream& os) { os << summary; });
     out.plots = write_plots(dir / "plots", suite_plots(all), r.results, plots);
     return out;

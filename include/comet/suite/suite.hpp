@@ -10,7 +10,9 @@
 #include <comet/core/errors.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/report/report.hpp>
+#include <comet/stats/compare.hpp>
 #include <comet/stats/record.hpp>
+#include <comet/stats/validity.hpp>
 #include <comet/suite/builtin.hpp>
 #include <comet/suite/config.hpp>
 #include <comet/suite/descriptor.hpp>
@@ -63,8 +65,10 @@ inline bool is_matrix_kernel(std::string_view name) {
            name == "col_broadcast";
 }
 
-/// Checks that every requested kernel is described in `all`, once; the message names the kernel.
+/// Checks that every requested kernel is described in `all`, once, and that there is at least
+/// one round; the message names the kernel or the value.
 inline void check_suite(const suite_config& cfg, std::span<const kernel_descriptor> all = suite_kernels()) {
+    if (cfg.rounds < 1) raise<invalid_argument>(-1, "suite: rounds ", cfg.rounds, " is below 1");
     for (auto d = all.begin(); d != all.end(); ++d)
         if (std::any_of(all.begin(), d, [&](const kernel_descriptor& e) { return e.name == d->name; }))
             raise<invalid_argument>(-1, "kernel '", d->name, "' is described twice");
@@ -93,18 +97,64 @@ inline std::size_t suite_points(const suite_config& cfg, int nodes, std::span<co
     return points;
 }
 
-/// Runs the requested kernels in order on every rank of `t`'s group and returns the records
-/// measured on this rank (each kernel measures on its test node; other ranks get less).
-/// Kernels the group is too small for are skipped (see suite_skip_reason). `extra` are
-/// kernels of the caller's own, requested by name in `cfg.kernels` like the suite's.
-/// @pre every rank calls run_suite with the same config and kernels.
-/// @code
-///   comet::result_set r = comet::run_suite(t, {.kernels = {"echo", "barrier"}});
-/// @endcode
+/// Adds `round`, a further pass over the points already in `into`, to `into`: each point's
+/// samples (and overheads) after those of its earlier rounds, with the round's count of samples
+/// and iterations in record::rounds, its invalid samples re-indexed, its dropped measurements
+/// added, its flags kept (each figure's first reason); a first round is copied with one round
+/// a record. A point `into` lacks (none, unless a round stopped short) is added as it is. The
+/// params, values, first round's iterations and stop reason stay the first round's; notes are
+/// kept once each.
+inline void add_round(result_set& into, const result_set& round) {
+    const bool first = into.records.empty();
+    for (std::size_t i = 0; i < round.records.size(); ++i) {
+        const record& r = round.records[i];
+        record* at = nullptr;
+        if (!first) {
+            // The same config measures the same points in the same order: look there first.
+            const std::string name = point_name(r);
+            if (i < into.records.size() && point_name(into.records[i]) == name) at = &into.records[i];
+            for (std::size_t j = 0; !at && j < into.records.size(); ++j)
+                if (point_name(into.records[j]) == name) at = &into.records[j];
+        }
+        if (!at) {
+            into.records.push_back(r);
+            into.records.back().rounds = {{r.samples.size(), r.iterations}};
+            continue;
+        }
+        if (at->overheads.size() == at->samples.size() && r.overheads.size() == r.samples.size())
+            at->overheads.insert(at->overheads.end(), r.overheads.begin(), r.overheads.end());
+        else
+            at->overheads.clear();
+        const std::size_t offset = at->samples.size();
+        at->samples.insert(at->samples.end(), r.samples.begin(), r.samples.end());
+        for (const auto& x : r.invalid) at->invalid.push_back({offset + x.index, x.why});
+        for (const auto& [why, n] : r.dropped) add_dropped(*at, why, n);
+        for (const auto& f : r.flags) add_flag(*at, f.what, f.why);
+        at->rounds.push_back({r.samples.size(), r.iterations});
+        for (const auto& n : r.notes)
+            if (std::find(at->notes.begin(), at->notes.end(), n) == at->notes.end()) at->notes.push_back(n);
+    }
+    // A round that kept no sample of a point is no round of it.
+    for (auto& r : into.records) std::erase_if(r.rounds, [](const round_count& c) { return c.samples == 0; });
+}
+
+/// `cfg` as the rounds after the first measure it: without the kernels whose records describe
+/// one run (kernel_descriptor::one_run: the NIST applications, clock sync, the windowed and
+/// nonblocking collectives), which the first round alone measures. Their records keep one
+/// round, and `comet compare` tests them on their samples (and says so).
+inline suite_config suite_later_rounds(suite_config cfg, std::span<const kernel_descriptor> all = suite_kernels()) {
+    std::erase_if(cfg.kernels, [&](const std::string& name) {
+        const kernel_descriptor* d = find_kernel(name, all);
+        return d && d->one_run;
+    });
+    return cfg;
+}
+
+namespace detail {
+
+/// One pass of run_suite over `cfg.kernels`.
 template <transport T, class... Run>
-result_set run_suite(T& t, const suite_config& cfg = {}, const kernel<Run>&... extra) {
-    const std::vector<kernel_descriptor> all = suite_descriptors(extra...);
-    check_suite(cfg, all);
+result_set suite_pass(T& t, const suite_config& cfg, std::span<const kernel_descriptor> all, const kernel<Run>&... extra) {
     // A point a stop request left without a single sample was never measured: no record of it.
     const auto measured_at_all = [](const record& rec) { return !(rec.stop == "interrupted" && rec.samples.empty()); };
     suite_config config = cfg;
@@ -137,6 +187,35 @@ result_set run_suite(T& t, const suite_config& cfg = {}, const kernel<Run>&... e
         }
     }
     return measured;
+}
+
+}  // namespace detail
+
+/// Runs the requested kernels in order on every rank of `t`'s group and returns the records
+/// measured on this rank (each kernel measures on its test node — `cfg.test_node` when set —
+/// other ranks get less). Kernels the group is too small for are skipped (see
+/// suite_skip_reason). `extra` are kernels of the caller's own, requested by name in
+/// `cfg.kernels` like the suite's. With `cfg.rounds` R > 1 it passes over them R times, the
+/// later passes without the kernels whose records describe one run (suite_later_rounds), and
+/// pools each point's samples round after round (add_round).
+/// @throws invalid_argument (every rank) for an unknown kernel, rounds below 1 or a test node
+///         outside the group; suite_stopped after a stop request (see suite_config::stop).
+/// @pre every rank calls run_suite with the same config and kernels.
+/// @code
+///   comet::result_set r = comet::run_suite(t, {.kernels = {"echo", "barrier"}});
+/// @endcode
+template <transport T, class... Run>
+result_set run_suite(T& t, const suite_config& cfg = {}, const kernel<Run>&... extra) {
+    const std::vector<kernel_descriptor> all = suite_descriptors(extra...);
+    check_suite(cfg, all);
+    if (cfg.test_node && (*cfg.test_node < 0 || *cfg.test_node >= t.size()))
+        raise<invalid_argument>(t.rank(), "suite: test node ", *cfg.test_node, " is outside the group of ", t.size(), " ranks");
+    if (cfg.rounds == 1) return detail::suite_pass(t, cfg, all, extra...);  // one stretch: no rounds
+    result_set pooled;
+    add_round(pooled, detail::suite_pass(t, cfg, all, extra...));
+    const suite_config later = suite_later_rounds(cfg, all);
+    for (int round = 1; round < cfg.rounds && !later.kernels.empty(); ++round) add_round(pooled, detail::suite_pass(t, later, all, extra...));
+    return pooled;
 }
 
 /// Adds to `r` everything the descriptors' analyses derive from `r.results`, kernel by kernel

@@ -1,24 +1,33 @@
-// comet/transport/adaptor.hpp — `transport_adaptor<Inner>`: the base of every decorator. It
-// wraps one rank's endpoint of any transport and forwards everything that endpoint has — the
-// point-to-point core, its native operations (send, recv, wait, the collectives, compute, ...)
-// and every optional capability (ssend, rsend, bsend, sendrecv, nonblocking collectives,
-// progress) — so a decorator derives from it and writes only what it changes:
+// comet/transport/adaptor.hpp — the bases of every decorator. Each wraps one rank's endpoint of
+// any transport and forwards what that endpoint has, so a decorator derives from one and writes
+// only what it changes:
 //
-//   template <comet::transport Inner>
-//   struct counting : comet::transport_adaptor<Inner> {
-//       using comet::transport_adaptor<Inner>::transport_adaptor;
-//       typename Inner::request isend(int dest, int tag, comet::const_bytes b) {
-//           sent += b.size();
-//           return this->inner().isend(dest, tag, b);
-//       }
-//       std::size_t sent = 0;
-//   };
+//   `transport_adaptor<Inner>` forwards everything: the point-to-point core, the native operations
+//   (send, recv, wait, the collectives, compute, ...) and every optional capability (ssend, rsend,
+//   bsend, sendrecv, nonblocking collectives, progress). For a decorator that leaves messages
+//   alone (a clock's, a computation's, a counter's):
 //
-// A forwarded member calls the inner transport directly. A decorator that changes how messages
-// are sent (delays them, counts them, drops them) therefore overrides every sending member it
-// means to cover, or deletes it (`void send(int, int, comet::const_bytes) = delete;`): a deleted
-// native makes comet::ops fall back to its portable algorithm, which goes through the
-// decorator's own `isend`. Which members a decorator covers is its documentation's to say.
+//     template <comet::transport Inner>
+//     struct counting : comet::transport_adaptor<Inner> {
+//         using comet::transport_adaptor<Inner>::transport_adaptor;
+//         typename Inner::request isend(int dest, int tag, comet::const_bytes b) {
+//             sent += b.size();
+//             return this->inner().isend(dest, tag, b);
+//         }
+//         std::size_t sent = 0;
+//     };
+//
+//   `message_adaptor<Inner>` forwards the core and what carries no message (compute, the clock's
+//   kind, abort, the counts of disturbances and retransmissions). Every operation that sends or
+//   completes a message stays hidden until the decorator writes it or brings the inner one in
+//   with a using-declaration (`using base::barrier;`: "the transport's own barrier passes
+//   untouched"). What it neither writes nor brings in, comet::ops builds from the decorator's own
+//   isend/irecv/test (the portable algorithm, named so in records) — a capability added to the
+//   adaptor later too, so nothing reaches the inner transport past a decorator that changes
+//   messages (delays, drops, traces them) unless that decorator said it may.
+//
+// A forwarded member calls the inner transport directly, under the inner transport's own
+// constraint: a decorator offers a native operation only where the inner transport has it.
 #pragma once
 
 #include <comet/core/concepts.hpp>
@@ -32,13 +41,18 @@
 
 namespace comet {
 
+namespace detail {
+
+/// Both bases' members: what carries no message is public; the operations on messages are
+/// protected, made public by `transport_adaptor` and by each `message_adaptor` decorator's own
+/// using-declarations.
 template <transport Inner>
-class transport_adaptor {
+class adaptor_base {
 public:
     using request = typename Inner::request;
     using inner_type = Inner;
 
-    explicit transport_adaptor(Inner& inner) noexcept : inner_(&inner) {}
+    explicit adaptor_base(Inner& inner) noexcept : inner_(&inner) {}
 
     Inner& inner() noexcept { return *inner_; }
     const Inner& inner() const noexcept { return *inner_; }
@@ -52,6 +66,42 @@ public:
     std::optional<status> iprobe(int source, int tag) { return inner_->iprobe(source, tag); }
     double now() { return inner_->now(); }
 
+    // ---- what carries no message ----
+    void compute(const work& w)
+        requires requires(Inner& i) { i.compute(w); }
+    {
+        inner_->compute(w);
+    }
+    bool clock_is_global() const
+        requires requires(const Inner& i) { i.clock_is_global(); }
+    {
+        return inner_->clock_is_global();
+    }
+    [[noreturn]] void abort(std::string_view message)
+        requires requires(Inner& i) { i.abort(message); }
+    {
+        inner_->abort(message);
+    }
+    /// The inner transport's count of this rank's disturbances (it carries no message).
+    std::uint64_t disturbances()
+        requires counts_disturbances<Inner>
+    {
+        return static_cast<std::uint64_t>(inner_->disturbances());
+    }
+    /// The inner transport's count of this rank's retransmissions (it carries no message).
+    std::uint64_t retransmissions() const
+        requires counts_retransmissions<Inner>
+    {
+        return static_cast<std::uint64_t>(inner_->retransmissions());
+    }
+    /// Whether the inner transport's `bsend` is a copying mode of its own (core/concepts.hpp,
+    /// buffering_transport).
+    static constexpr bool bsend_copies = requires { requires Inner::bsend_copies; };
+    /// Whether the inner transport may be called from a second thread, one at a time
+    /// (nbc/progress_thread.hpp). A decorator that keeps per-thread state must say false.
+    static constexpr bool thread_serialized = requires { requires Inner::thread_serialized; };
+
+protected:
     // ---- native operations, where the inner transport has them ----
     void send(int dest, int tag, const_bytes data)
         requires requires(Inner& i) { i.send(dest, tag, data); }
@@ -123,21 +173,6 @@ public:
     {
         inner_->alltoall(out, in);
     }
-    void compute(const work& w)
-        requires requires(Inner& i) { i.compute(w); }
-    {
-        inner_->compute(w);
-    }
-    bool clock_is_global() const
-        requires requires(const Inner& i) { i.clock_is_global(); }
-    {
-        return inner_->clock_is_global();
-    }
-    [[noreturn]] void abort(std::string_view message)
-        requires requires(Inner& i) { i.abort(message); }
-    {
-        inner_->abort(message);
-    }
 
     // ---- optional capabilities, where the inner transport has them ----
     void ssend(int dest, int tag, const_bytes data)
@@ -171,11 +206,6 @@ public:
     {
         inner_->reserve_bsend(messages, bytes);
     }
-    /// Whether that `bsend` is a copying mode of its own (core/concepts.hpp, buffering_transport).
-    static constexpr bool bsend_copies = requires { requires Inner::bsend_copies; };
-    /// Whether the inner transport may be called from a second thread, one at a time
-    /// (nbc/progress_thread.hpp). A decorator that keeps per-thread state must say false.
-    static constexpr bool thread_serialized = requires { requires Inner::thread_serialized; };
     status sendrecv(int dest, int send_tag, const_bytes out, int source, int recv_tag, mutable_bytes in)
         requires sendrecv_transport<Inner>
     {
@@ -201,15 +231,34 @@ public:
     {
         inner_->progress();
     }
-    /// The inner transport's count of this rank's disturbances (it carries no message).
-    std::uint64_t disturbances()
-        requires counts_disturbances<Inner>
-    {
-        return static_cast<std::uint64_t>(inner_->disturbances());
-    }
 
 private:
     Inner* inner_;
+};
+
+}  // namespace detail
+
+/// The base of a decorator that leaves messages alone: forwards everything `Inner` has.
+template <transport Inner>
+class transport_adaptor : public detail::adaptor_base<Inner> {
+    using base = detail::adaptor_base<Inner>;
+
+public:
+    using base::base;
+    using base::send, base::recv, base::wait, base::wait_all;
+    using base::barrier, base::broadcast, base::allreduce_sum, base::allreduce_max, base::allreduce_min;
+    using base::reduce_sum, base::reduce_max, base::reduce_min, base::gather, base::alltoall;
+    using base::ssend, base::issend, base::rsend, base::irsend, base::bsend, base::reserve_bsend;
+    using base::sendrecv, base::ibarrier, base::ibroadcast, base::iallreduce_sum, base::progress;
+};
+
+/// The base of a decorator that changes messages: forwards the core and what carries no
+/// message; the operations on messages stay hidden until the decorator writes them or brings
+/// the inner transport's in with a using-declaration (see the file's comment).
+template <transport Inner>
+class message_adaptor : public detail::adaptor_base<Inner> {
+public:
+    using detail::adaptor_base<Inner>::adaptor_base;
 };
 
 }  // namespace comet

@@ -1,8 +1,9 @@
 // comet/kernels/nist/kernel.hpp — the NIST seed's experiment as a kernel: each synthetic
 // application (ring, rc, mesh; applications.hpp) run in its CM and CP settings at dilation
 // factors D = 1, 2, 4, 8, 16, each run traced (transport/decorators/tracing.hpp) and its
-// time split into the service states (analysis/delays.hpp): the seed's tables A1–A6 as
-// records, and equation 1 fitted over the factors of each setting.
+// time split into the service states (stats/delay_decomposition.hpp): the seed's tables A1–A6
+// as records. The speedups and equation 1 over the factors of each setting are derived from
+// them (analysis/delays.hpp, `estimate_dilations`; `comet::analyse` runs it for the suite).
 //
 //   comet::result_set r = comet::kernels::nist::dilation_study(t, comet::kernels::nist::application::ring);
 //
@@ -14,10 +15,10 @@
 // collection happens after the run.
 #pragma once
 
-#include <comet/analysis/delays.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/kernels/nist/applications.hpp>
 #include <comet/ops/ops.hpp>
+#include <comet/stats/delay_decomposition.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/validity.hpp>
 #include <comet/transport/decorators/dilated.hpp>
@@ -144,8 +145,9 @@ inline unpacked unpack(std::span<const double> v) {
 /// the seed's tables count — CM-Ring's 35,808 is within 32 of 16 nodes x 16 hops x 140 messages,
 /// no acknowledgement among them), control_messages (acknowledgements, RC's token and stop notices:
 /// each is a message the trace times, and %LM, A_D and Max Log include them), retries (where the
-/// transport counts retransmissions), grain, speedup (E_1 / E_D), and equation 1's estimate with
-/// its coefficients, residual and, when it does not hold, a note. Other ranks return an empty set.
+/// transport counts retransmissions), grain, elapsed (E_D of the trial the row is from). The
+/// speedup and equation 1 are `estimate_dilations`' (analysis/delays.hpp) to add. Other ranks
+/// return an empty set.
 /// @throws invalid_argument (every rank) for a bad configuration; verification_error when a run
 ///         lost, duplicated or damaged a message.
 template <transport T>
@@ -167,8 +169,6 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
     bool stopped = stop_first[0] != 0.0;
     for (setting s : cfg.settings) {
         if (stopped) break;
-        std::vector<dilated_run> runs;
-        std::vector<record> records;
         for (double d : cfg.dilations) {
             if (stopped) break;
             std::vector<double> samples;
@@ -228,12 +228,11 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
                 samples.push_back(states.elapsed / d);
             }
             if (trials == 0 || me != cfg.test_node) continue;
-            runs.push_back({d, last});
             const service_states n = last.normalised(d);
             record rec{std::string(to_string(app)), params{}, std::move(samples)};
             rec.params.set("application", std::string(to_string(app))).set("setting", std::string(to_string(s))).set("dilation", d).set("nodes", p);
             rec.params.set("trials", static_cast<std::int64_t>(cfg.trials));
-            rec.values.set("user", n.user).set("logical", n.logical).set("physical", n.physical).set("overhead", n.overhead);
+            rec.values.set("elapsed", n.elapsed).set("user", n.user).set("logical", n.logical).set("physical", n.physical).set("overhead", n.overhead);
             rec.values.set("lm_percent", n.logical_message_percent).set("mean_logical", n.mean_logical);
             rec.values.set("max_logical", n.max_logical).set("data_messages", static_cast<std::int64_t>(data_messages));
             rec.values.set("control_messages", static_cast<std::int64_t>(control_messages));
@@ -253,33 +252,6 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
             if (trials < cfg.trials) {
                 rec.stop = "interrupted";
                 rec.notes.push_back("interrupted after " + std::to_string(trials) + " of " + std::to_string(cfg.trials) + " trials");
-            }
-            records.push_back(std::move(rec));
-        }
-        if (me != cfg.test_node) continue;
-        // Speedup and equation 1 over the factors of this setting.
-        std::optional<dilation_estimate> e;
-        std::string why;
-        try {
-            e = estimate_dilation(runs);
-        } catch (const invalid_argument& x) {
-            why = x.what();
-        }
-        // A speedup reads E_1 and E_D, equation 1 every factor: a flagged run flags them.
-        const bool any_flagged = std::any_of(records.begin(), records.end(), [](const record& r) { return !usable(r); });
-        const auto one = std::find_if(records.begin(), records.end(), [](const record& r) { return r.params.number("dilation") == 1.0; });
-        const bool one_flagged = one != records.end() && !usable(*one);
-        for (std::size_t i = 0; i < records.size(); ++i) {
-            record& rec = records[i];
-            if (one_flagged || !usable(rec)) add_flag(rec, "speedup", "E_1 or E_D is flagged");
-            if (any_flagged) add_flag(rec, "estimate", "a run of the setting is flagged");
-            if (e) {
-                rec.values.set("speedup", e->speedup[i]).set("estimate_residual", e->residual);
-                // An estimate that misses the measurements is named in a note, not printed as one.
-                if (e->holds) rec.values.set("estimate", e->estimated[i]).set("estimate_b1", e->b1).set("estimate_b0", e->b0);
-                if (!e->note.empty()) rec.notes.push_back("equation 1: " + e->note);
-            } else {
-                rec.notes.push_back("equation 1 not fitted: " + why);
             }
             if (cfg.on_point) cfg.on_point(rec);
             out.records.push_back(std::move(rec));

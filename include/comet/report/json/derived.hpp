@@ -1,8 +1,9 @@
 // comet/report/json/derived.hpp — the sections of results.json derived from the records
 // (docs/results-schema.md): the transfer fits (a flagged fit as `"valid": false`, its flags, and
 // null coefficients — never its numbers) with their break tests, the bandwidth figures, the
-// log-P fits, the growth comparisons, contention slow-downs, overlap gains, and COMMTEST's
-// statistics (a flagged a or b as `null`, its flags beside).
+// log-P fits, the growth comparisons, contention slow-downs, overlap gains, COMMTEST's
+// statistics (a flagged a or b as `null`, its flags beside), and the derived tables of any
+// other analysis.
 //
 // Only how they are written: the statistics are computed in stats/ and analysis/; the records
 // they come from are written by report/json/record.hpp.
@@ -15,6 +16,7 @@
 #include <comet/stats/bandwidth.hpp>
 #include <comet/stats/commtest.hpp>
 #include <comet/stats/curves.hpp>
+#include <comet/stats/derived_table.hpp>
 #include <comet/stats/fit_results.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
@@ -283,6 +285,45 @@ inline void write_commtest(writer& w, const commtest_statistics& s) {
     w.key("notes");
     w.begin_array(true);
     for (const auto& n : s.notes) w.string(n);
+    w.end_array();
+    w.end_object();
+}
+
+/// A derived table (stats/derived_table.hpp): name, title, kernel, lays_out_records, columns,
+/// rows (each its cells — null for an empty or not-a-number one — and its flags), notes.
+/// @throws invalid_argument naming the table when it is malformed (`check_table`).
+inline void write_table(writer& w, const derived_table& t) {
+    check_table(t);
+    w.begin_object();
+    w.member("name", t.name);
+    w.member("title", t.title);
+    w.member("kernel", t.kernel);
+    w.key("lays_out_records");
+    w.boolean(t.lays_out_records);
+    w.key("columns");
+    w.begin_array(true);
+    for (const auto& c : t.columns) w.string(c);
+    w.end_array();
+    w.key("rows");
+    w.begin_array();
+    for (const auto& row : t.rows) {
+        w.begin_object();
+        w.key("cells");
+        w.begin_array(true);
+        for (const auto& c : row.cells) {
+            if (const auto* v = std::get_if<std::string>(&c)) w.string(*v);
+            else if (const auto* i = std::get_if<std::int64_t>(&c)) w.integer(*i);
+            else if (const auto* d = std::get_if<double>(&c)) w.number(*d);
+            else w.null();
+        }
+        w.end_array();
+        write_flags(w, row.flags);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("notes");
+    w.begin_array();
+    for (const auto& n : t.notes) w.string(n);
     w.end_array();
     w.end_object();
 }

@@ -39,6 +39,19 @@ inline void write_param(writer& w, std::string_view name, const param_value& v) 
         v);
 }
 
+/// `"flags": [{"what": ..., "why": ...}, ...]`.
+inline void write_flags(writer& w, std::span<const flag> flags) {
+    w.key("flags");
+    w.begin_array();
+    for (const auto& f : flags) {
+        w.begin_object(true);
+        w.member("what", f.what);
+        w.member("why", f.why);
+        w.end_object();
+    }
+    w.end_array();
+}
+
 inline void write_record(writer& w, const record& r) {
     w.begin_object();
     w.member("kernel", r.kernel);
@@ -75,17 +88,7 @@ inline void write_record(writer& w, const record& r) {
     w.member("unstable", s.unstable);
     w.member("outliers", a.outliers);
     w.end_object();
-    if (!a.flags.empty()) {
-        w.key("flags");
-        w.begin_array();
-        for (const auto& f : a.flags) {
-            w.begin_object(true);
-            w.member("what", f.what);
-            w.member("why", f.why);
-            w.end_object();
-        }
-        w.end_array();
-    }
+    if (!a.flags.empty()) write_flags(w, a.flags);
     w.key("samples");
     w.begin_array(true);
     for (double x : r.samples) w.number(x);

@@ -45,13 +45,6 @@ public:
 
     void compute(const work& w) { ops::compute(this->inner(), dilate(w, factor_)); }
 
-    /// The inner transport's retransmissions so far, where it counts them.
-    std::uint64_t retransmissions() const
-        requires counts_retransmissions<Inner>
-    {
-        return this->inner().retransmissions();
-    }
-
 private:
     double factor_;
 };

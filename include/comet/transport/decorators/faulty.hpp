@@ -11,8 +11,8 @@
 //
 // What is covered. Every message this rank sends by `isend`, `send` or `bsend`, with a tag in
 // [min_tag, max_tag] (default: every tag): the kernels' messages and the portable collectives
-// built from them (a decorator that deletes `ssend`, `rsend`, `sendrecv` makes comet::ops build
-// those from `isend`, so they are covered too). A transport's native collectives (its own
+// built from them (it is a message_adaptor that does not bring in the inner `ssend`, `rsend`,
+// `sendrecv`: comet::ops builds those from `isend`, so they are covered too). A transport's native collectives (its own
 // barrier, broadcast, reductions) pass untouched: they are the transport's, not messages this
 // decorator sees.
 //
@@ -120,11 +120,16 @@ inline void keep_until_exit(std::vector<std::unique_ptr<std::vector<std::byte>>>
 
 /// A transport that injects faults into `Inner`'s messages (see the file's comment).
 template <transport Inner>
-class faulty : public transport_adaptor<Inner> {
-    using base = transport_adaptor<Inner>;
+class faulty : public message_adaptor<Inner> {
+    using base = message_adaptor<Inner>;
 
 public:
     using request = typename Inner::request;
+    // The transport's own collectives, blocking and nonblocking, pass untouched (see the file's
+    // comment); every other operation on messages goes through the sends and waits below.
+    using base::barrier, base::broadcast, base::allreduce_sum, base::allreduce_max, base::allreduce_min;
+    using base::reduce_sum, base::reduce_max, base::reduce_min, base::gather, base::alltoall;
+    using base::ibarrier, base::ibroadcast, base::iallreduce_sum, base::reserve_bsend, base::progress;
     /// Its counters and held-back messages are one thread's: no progress thread.
     static constexpr bool thread_serialized = false;
 
@@ -178,12 +183,6 @@ public:
         this->inner().bsend(dest, tag, data);
         release_held();
     }
-    // Sends the adaptor would forward untouched: gone, so comet::ops builds them from isend.
-    void ssend(int, int, const_bytes) = delete;
-    request issend(int, int, const_bytes) = delete;
-    void rsend(int, int, const_bytes) = delete;
-    request irsend(int, int, const_bytes) = delete;
-    status sendrecv(int, int, const_bytes, int, int, mutable_bytes) = delete;
 
     // ---- completion: with a limit, and releasing what is held back ----
     std::optional<status> test(request& r) {

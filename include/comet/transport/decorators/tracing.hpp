@@ -14,12 +14,14 @@
 //       comet::delay_decomposition d = comet::decompose(trace);
 //   });
 //
-// What is recorded. Sends by `isend`, `send` or `bsend` (sends the decorator does not cover —
-// ssend, rsend, sendrecv — are deleted, so comet::ops builds them from `isend`), receives by
-// `irecv` or `recv`, and their completion by `test`, `wait`, `wait_all` or `recv`. A wait for a receive
-// is a `blocked` interval of it: from the call to the completion, the time the rank could do
-// nothing else. Waits for sends are not timed: they are overhead, which is what is left. `compute` calls are timed (user computation). The transport's native
-// collectives pass untraced (barrier, broadcast, reductions): an application measured through
+// What is recorded. Sends by `isend`, `send` or `bsend` (it is a message_adaptor: the sends it
+// does not cover — ssend, rsend, sendrecv, the nonblocking collectives — are not brought in, so
+// comet::ops builds them from `isend`), receives by `irecv` or `recv`, and their completion by
+// `test`, `wait`, `wait_all` or `recv`. A wait for a receive is a `blocked` interval of it: from
+// the call to the completion, the time the rank could do nothing else. Waits for sends are not
+// timed: they are overhead, which is what is left. `compute` calls are timed (user computation).
+// The transport's native collectives pass untraced (barrier, broadcast, reductions): an
+// application measured through
 // this decorator is expected to communicate by point-to-point messages, as the seed's do.
 //
 // Matching. Messages between one pair of ranks with one tag are not reordered, so the k-th
@@ -48,6 +50,7 @@
 #include <comet/core/types.hpp>
 #include <comet/core/work.hpp>
 #include <comet/ops/ops.hpp>
+#include <comet/stats/message_trace.hpp>
 #include <comet/timing/global_clock.hpp>
 #include <comet/transport/adaptor.hpp>
 
@@ -62,44 +65,18 @@
 
 namespace comet {
 
-/// One message as its sender saw it.
-struct traced_send {
-    int dest = 0, tag = 0;
-    std::size_t size = 0;
-    double issued = 0.0;  ///< global time the send was issued
-};
-
-/// One receive as its receiver saw it. `blocked_*` is the interval the rank spent waiting for
-/// this receive alone (0 to 0 when a `test` found it complete); a receive completed inside a
-/// `wait_all` is given the part of the wait after the previous completion.
-struct traced_receive {
-    int source = any_source, tag = any_tag;  ///< as posted (any_source / any_tag allowed)
-    int matched_source = -1, matched_tag = -1;  ///< from the status, once complete
-    std::size_t size = 0;
-    double blocked_from = 0.0, blocked_to = 0.0;
-    double completed = -1.0;  ///< global time it completed; < 0 while incomplete
-    double send_issued = -1.0;  ///< filled by `collect`; < 0 when unmatched
-};
-
-/// A rank's whole trace, in the global time base.
-struct message_trace {
-    int rank = 0, size = 0;
-    double start = 0.0, stop = 0.0;  ///< the application's start and end (`start()`, `stop()`)
-    double compute_seconds = 0.0;    ///< Σ the durations of `compute` calls between them
-    std::size_t compute_calls = 0;
-    std::vector<traced_send> sends;
-    std::vector<traced_receive> receives;
-    /// This rank's transmissions sent again between start and stop, where the transport counts them.
-    std::uint64_t retransmissions = 0;
-    bool retransmissions_known = false;  ///< false: the transport keeps no count (not: there were none)
-};
-
 /// A transport that traces `Inner`'s messages and computation (see the file's comment).
 template <transport Inner>
-class tracing : public transport_adaptor<Inner> {
-    using base = transport_adaptor<Inner>;
+class tracing : public message_adaptor<Inner> {
+    using base = message_adaptor<Inner>;
 
 public:
+    // The transport's own collectives pass untraced (see the file's comment); its other
+    // operations on messages go through this decorator's isend, irecv and test, or are below.
+    using base::barrier, base::broadcast, base::allreduce_sum, base::allreduce_max, base::allreduce_min;
+    using base::reduce_sum, base::reduce_max, base::reduce_min, base::gather, base::alltoall;
+    using base::reserve_bsend, base::progress;
+
     /// A request of the inner transport and the receive it belongs to (if it is one).
     struct request {
         typename Inner::request inner{};
@@ -163,14 +140,6 @@ public:
         trace_.sends.push_back({dest, tag, data.size(), now()});
         this->inner().bsend(dest, tag, data);
     }
-    void ssend(int, int, const_bytes) = delete;
-    typename Inner::request issend(int, int, const_bytes) = delete;
-    void rsend(int, int, const_bytes) = delete;
-    typename Inner::request irsend(int, int, const_bytes) = delete;
-    status sendrecv(int, int, const_bytes, int, int, mutable_bytes) = delete;
-    typename Inner::request ibarrier() = delete;
-    typename Inner::request ibroadcast(int, mutable_bytes) = delete;
-    typename Inner::request iallreduce_sum(std::span<double>) = delete;
 
     // ---- receives and completion ----
     request irecv(int source, int tag, mutable_bytes data) {
