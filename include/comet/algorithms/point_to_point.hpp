@@ -11,12 +11,29 @@
 #include <comet/core/concepts.hpp>
 #include <comet/core/types.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <optional>
 #include <span>
 #include <thread>
 
 namespace comet::algorithms {
+
+/// Whether `T` has a blocking member of its own, with the signature the functions below call
+/// it by: what `comet::ops` reports as native is exactly what runs (a `wait` that returns
+/// something else is not called, and the polling loop runs, so it is not native either).
+template <class T>
+concept has_native_send = requires(T& t, const_bytes b) { t.send(0, 0, b); };
+template <class T>
+concept has_native_recv = requires(T& t, mutable_bytes b) {
+    { t.recv(0, 0, b) } -> std::same_as<status>;
+};
+template <class T>
+concept has_native_wait = requires(T& t, typename T::request& r) {
+    { t.wait(r) } -> std::same_as<status>;
+};
+template <class T>
+concept has_native_wait_all = requires(T& t, std::span<typename T::request> rs) { t.wait_all(rs); };
 
 /// Completes `r` by polling `t.test(r)`. Yields the thread now and then, so that a portable
 /// transport whose ranks are threads still progresses when there are more ranks than cores.
@@ -31,7 +48,7 @@ status poll_until_complete(T& t, typename T::request& r) {
 /// Waits for `r`: the transport's `wait` if it has one, `test` polled otherwise.
 template <transport T>
 status wait(T& t, typename T::request& r) {
-    if constexpr (requires { { t.wait(r) } -> std::same_as<status>; })
+    if constexpr (has_native_wait<T>)
         return t.wait(r);
     else
         return poll_until_complete(t, r);
@@ -40,7 +57,7 @@ status wait(T& t, typename T::request& r) {
 /// Waits for every request of `rs`, in order (each completes independently of the others).
 template <transport T>
 void wait_all(T& t, std::span<typename T::request> rs) {
-    if constexpr (requires { t.wait_all(rs); })
+    if constexpr (has_native_wait_all<T>)
         t.wait_all(rs);
     else
         for (auto& r : rs) wait(t, r);
@@ -49,7 +66,7 @@ void wait_all(T& t, std::span<typename T::request> rs) {
 /// A blocking send with MPI standard-send semantics: `isend` then wait.
 template <transport T>
 void send(T& t, int dest, int tag, const_bytes data) {
-    if constexpr (requires { t.send(dest, tag, data); }) {
+    if constexpr (has_native_send<T>) {
         t.send(dest, tag, data);
     } else {
         typename T::request r = t.isend(dest, tag, data);
@@ -60,7 +77,7 @@ void send(T& t, int dest, int tag, const_bytes data) {
 /// A blocking receive: `irecv` then wait.
 template <transport T>
 status recv(T& t, int source, int tag, mutable_bytes buffer) {
-    if constexpr (requires { { t.recv(source, tag, buffer) } -> std::same_as<status>; }) {
+    if constexpr (has_native_recv<T>) {
         return t.recv(source, tag, buffer);
     } else {
         typename T::request r = t.irecv(source, tag, buffer);

@@ -27,7 +27,7 @@ constexpr implementation choose() noexcept {
 inline constexpr struct send_fn {
     template <class T>
     static constexpr implementation implementation_for() noexcept {
-        return detail::choose<requires(T& t, const_bytes b) { t.send(0, 0, b); }>();
+        return detail::choose<algorithms::has_native_send<T>>();
     }
     template <transport T>
     void operator()(T& t, int dest, int tag, const_bytes data) const {
@@ -39,7 +39,7 @@ inline constexpr struct send_fn {
 inline constexpr struct recv_fn {
     template <class T>
     static constexpr implementation implementation_for() noexcept {
-        return detail::choose<requires(T& t, mutable_bytes b) { t.recv(0, 0, b); }>();
+        return detail::choose<algorithms::has_native_recv<T>>();
     }
     template <transport T>
     status operator()(T& t, int source, int tag, mutable_bytes buffer) const {
@@ -51,7 +51,7 @@ inline constexpr struct recv_fn {
 inline constexpr struct wait_fn {
     template <class T>
     static constexpr implementation implementation_for() noexcept {
-        return detail::choose<requires(T& t, typename T::request& r) { t.wait(r); }>();
+        return detail::choose<algorithms::has_native_wait<T>>();
     }
     template <transport T>
     status operator()(T& t, typename T::request& r) const {
@@ -63,7 +63,7 @@ inline constexpr struct wait_fn {
 inline constexpr struct wait_all_fn {
     template <class T>
     static constexpr implementation implementation_for() noexcept {
-        return detail::choose<requires(T& t, std::span<typename T::request> rs) { t.wait_all(rs); }>();
+        return detail::choose<algorithms::has_native_wait_all<T>>();
     }
     template <transport T>
     void operator()(T& t, std::span<typename T::request> rs) const {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <comet/core/errors.hpp>
+#include <comet/report/files.hpp>
 #include <comet/report/reporter.hpp>
 #include <comet/stats/bandwidth.hpp>
 #include <comet/stats/commtest.hpp>
@@ -226,7 +227,8 @@ inline void write_table_csv(std::ostream& os, const derived_table& t) {
 
 /// The CSV files as a reporter (report/reporter.hpp), into folder `dir` (created if missing):
 /// results.csv, fits.csv, bandwidth.csv, commtest.csv (when there are COMMTEST statistics) and
-/// each derived table as tables/<name>.csv. `files()` lists what it wrote.
+/// each derived table as tables/<name>.csv, each file whole or not at all (files.hpp). `files()`
+/// lists what it wrote.
 /// @throws error naming the file that could not be written; invalid_argument naming a table that
 ///         is malformed or whose name another table has.
 class csv_reporter : public reporter {
@@ -253,10 +255,7 @@ private:
         std::error_code ec;
         std::filesystem::create_directories(path.parent_path(), ec);
         if (ec) raise<error>(-1, "cannot create ", path.parent_path().string(), ": ", ec.message());
-        std::ofstream f(path, std::ios::binary);
-        if (f) body(f);
-        f.flush();
-        if (!f) raise<error>(-1, "cannot write ", path.string());
+        write_file_atomically(path, body);
         files_.push_back(path);
     }
     std::filesystem::path dir_;

@@ -13,6 +13,7 @@
 
 #include <comet/core/errors.hpp>
 #include <comet/report/csv.hpp>
+#include <comet/report/files.hpp>
 #include <comet/report/gnuplot.hpp>
 #include <comet/report/json.hpp>
 #include <comet/report/report.hpp>
@@ -61,41 +62,6 @@ inline std::string suite_summary(const report& r, std::span<const kernel_descrip
     return summary.str();
 }
 
-/// Writes `path` through a temporary file in the same folder, renamed over `path` once
-/// complete: a reader (or a run stopped half-way) finds the previous file or the new one,
-/// never half of one. @throws error naming the file that could not be written.
-inline void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& body) {
-    std::filesystem::path temporary = path;
-    temporary.replace_filename("." + path.filename().string() + ".tmp");
-    const auto discard = [&] {
-        std::error_code ignored;
-        std::filesystem::remove(temporary, ignored);
-    };
-    {
-        std::ofstream f(temporary, std::ios::binary | std::ios::trunc);
-        if (!f) raise<error>(-1, "cannot write ", path.string());
-        try {
-            body(f);
-            f.flush();
-        } catch (...) {
-            f.close();
-            discard();
-            throw;
-        }
-        if (!f) {
-            f.close();
-            discard();
-            raise<error>(-1, "writing ", path.string(), " failed");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(temporary, path, ec);
-    if (ec) {
-        discard();
-        raise<error>(-1, "cannot replace ", path.string(), ": ", ec.message());
-    }
-}
-
 /// What `write_suite_report` wrote.
 struct suite_files {
     std::vector<std::filesystem::path> files;  ///< results.json, the CSV files, summary.txt
@@ -129,18 +95,10 @@ inline suite_files write_suite_report(const std::filesystem::path& dir, const re
         out.files.push_back(path);
     };
     write("results.json", [&](std::ostream& os) { write_json(os, r); });
-    write("results.csv", [&](std::ostream& os) { write_csv(os, r.results); });
-    write("fits.csv", [&](std::ostream& os) { write_fits_csv(os, r.fits); });
-    write("bandwidth.csv", [&](std::ostream& os) { write_bandwidth_csv(os, r.bandwidth); });
-    if (!r.commtest.empty()) write("commtest.csv", [&](std::ostream& os) { write_commtest_csv(os, r.commtest); });
-    for (std::size_t i = 0; i < r.tables.size(); ++i) {
-        const derived_table& t = r.tables[i];
-        check_table(t);
-        for (std::size_t j = 0; j < i; ++j)
-            if (r.tables[j].name == t.name)
-                raise<invalid_argument>(-1, "derived table '", t.name, "': another table has that name (it names the table's file)");
-        write(std::filesystem::path("tables") / (t.name + ".csv"), [&](std::ostream& os) { write_table_csv(os, t); });
-    }
+    // The CSV files as the CSV reporter writes them, each whole or not at all.
+    csv_reporter csv(dir);
+    deliver(r, csv);
+    out.files.insert(out.files.end(), csv.files().begin(), csv.files().end());
     write("summary.txt", [&](std::ostream& os) { os << summary; });
     out.plots = write_plots(dir / "plots", suite_plots(all), r.results, plots);
     return out;
