@@ -149,12 +149,23 @@ std::vector<std::string> implementations(const comet::result_set& r, std::string
 
 // A transport with only the eight core members runs every kernel of the suite: comet::ops
 // supplies the rest portably, and the records say so (the threads transport's say native).
+// Every kernel on 2 ranks, and on 4 those that need more than 2: four ranks that poll on two
+// cores keep missing the windows of nbc and collectives, which then widen to a second and run
+// ten times their measurements before flagging the point (30-60 s, minutes under a sanitizer),
+// which shows nothing the 2-rank run does not.
 BOOST_AUTO_TEST_CASE(the_whole_suite_runs_on_a_core_only_transport) {
     for (int p : {2, 4}) {
+        comet::suite_config cfg = comet_test::whole_suite_small();
+        if (p == 4)
+            std::erase_if(cfg.kernels, [](const std::string& k) { return !comet::suite_skip_reason(k, 2); });
+        BOOST_TEST_REQUIRE(!cfg.kernels.empty());
         std::vector<comet::result_set> r(static_cast<std::size_t>(p));
         comet_test::minimal_runner{}(p, [&](comet_test::minimal_transport& t) {
-            r[static_cast<std::size_t>(t.rank())] = comet::run_suite(t, comet_test::whole_suite_small());
+            r[static_cast<std::size_t>(t.rank())] = comet::run_suite(t, cfg);
         });
+        for (const auto& k : cfg.kernels)
+            BOOST_TEST(!r[0].of(k).empty(), k << " on " << p << " ranks");
+        if (p == 4) continue;
         comet_test::check_every_kernel_recorded(r[0], p);
         for (const char* k : {"broadcast", "global_sum", "barrier"})
             for (const auto& i : implementations(r[0], k)) BOOST_TEST(i == "portable");
