@@ -72,3 +72,6 @@
 
 // The 0.1 names that moved, for one release (CHANGELOG.md).
 #include <comet/deprecated.hpp>
+// Last, after every kernel: with COMET_COMPILED, the kernels above declared as instantiated on
+// the threads transport in the library (comet/compiled/threads.hpp); header-only, nothing more.
+#include <comet/compiled/threads.hpp>

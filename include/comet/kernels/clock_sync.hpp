@@ -56,6 +56,8 @@
 // time). Deliberately not here: the drift estimate and resync policy of `global_clock` (two syncs
 // over a long baseline; a benchmark of hours, not of a suite run).
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_CLOCK_SYNC
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>

@@ -13,6 +13,8 @@
 // Deliberately not here: window-based single-shot measurement of collectives and their
 // nonblocking forms (Hoefler et al., SPEC 7.4).
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_COLLECTIVES
 
 #include <comet/core/concepts.hpp>
 #include <comet/ops/ops.hpp>

@@ -17,6 +17,8 @@
 //
 // Deliberately not here: random background load, and contention of more than one cross flow.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_CONTENTION
 
 #include <comet/core/concepts.hpp>
 #include <comet/ops/ops.hpp>

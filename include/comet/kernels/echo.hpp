@@ -2,6 +2,8 @@
 // a message to a node `h` hops away and waits for it to come back; half the round trip is the
 // one-way time the thesis reports. Repeated over hop distances and message sizes.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_ECHO
 
 #include <comet/kernels/transfer.hpp>
 

@@ -4,6 +4,8 @@
 // form where the transport's sends are buffered, by sendrecv or isend + recv + wait elsewhere
 // (kernels/swap.hpp); the record's param `form` says which.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_EXCHANGE
 
 #include <comet/kernels/swap.hpp>
 #include <comet/kernels/transfer.hpp>

@@ -48,6 +48,8 @@
 // bytes from every rank onto `root`). Buffers hold zeros (a sum of zeros stays zero); results
 // are verified in test/nbc, not here.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_NBC
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>

@@ -13,6 +13,8 @@
 // Deliberately not here: overlap with collectives (the nonblocking-collective overhead
 // benchmarks of SPEC 7.4 measure that), and progress threads.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_OVERLAP
 
 #include <comet/core/concepts.hpp>
 #include <comet/ops/ops.hpp>

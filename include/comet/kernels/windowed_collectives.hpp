@@ -33,6 +33,8 @@
 // buffer holds what the last operation left in it — nothing is verified here: the collectives'
 // results are checked in test/ops and test/algorithms.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_WINDOWED_COLLECTIVES
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>

@@ -25,6 +25,8 @@
 // with no samples and the note "not supported: ...". The statistics (a, b, latency, bandwidths,
 // model error) are derived in stats/commtest.hpp.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_COMMTEST
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>

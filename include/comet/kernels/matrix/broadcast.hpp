@@ -14,6 +14,8 @@
 // Figure 4.4 addresses the receivers as `i*proc_dim1 + node_col`, which holds for a row-major
 // numbering only; comet asks the mesh (`node_at`), so the Gray-code layout works too.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_MATRIX_BROADCAST
 
 #include <comet/core/concepts.hpp>
 #include <comet/ops/ops.hpp>

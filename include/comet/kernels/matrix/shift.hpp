@@ -10,6 +10,8 @@
 // safe because a transport's `send` must not wait forever for its receive (core/concepts.hpp);
 // on a mesh one row high, north sends to the rank itself, likewise.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_MATRIX_SHIFT
 
 #include <comet/core/concepts.hpp>
 #include <comet/ops/ops.hpp>

@@ -11,6 +11,8 @@
 // side by side that the square halves of the mesh hold — see `transpose_partner` in
 // distributed.hpp for why that is the transpose this decomposition allows.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_MATRIX_TRANSPOSE
 
 #include <comet/core/concepts.hpp>
 #include <comet/ops/ops.hpp>

@@ -21,6 +21,8 @@
 // direction has its own tag, so a neighbour that is two of them (2 mesh rows: top == bottom) or
 // this rank itself (1 mesh row or column) is told apart.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_MATRIX_UPDATE_GUARD
 
 #include <comet/core/concepts.hpp>
 #include <comet/ops/ops.hpp>

@@ -14,6 +14,8 @@
 // the experiment; the tracing costs a clock reading or two per message (bench_tracing), and its
 // collection happens after the run.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_NIST_STUDY
 
 #include <comet/core/errors.hpp>
 #include <comet/kernels/nist/applications.hpp>

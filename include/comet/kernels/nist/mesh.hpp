@@ -10,6 +10,8 @@
 // neighbour is a hypercube neighbour ("the mesh is mapped perfectly so that its logical structure
 // matches the underlying physical structure"); other squares use row-major order.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_NIST_MESH
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>

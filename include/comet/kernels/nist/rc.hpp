@@ -21,6 +21,8 @@
 // 0 and the counts sum to zero; it then tells every other node to stop. Correct for any message
 // delays and orders; a round that fails starts another.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_NIST_RC
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>

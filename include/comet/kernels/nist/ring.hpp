@@ -12,6 +12,8 @@
 // (the seed: "all communications are between physically neighboring nodes"); other group sizes
 // use rank order.
 #pragma once
+// Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
+#define COMET_KERNELS_NIST_RING
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>

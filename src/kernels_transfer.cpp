@@ -1,0 +1,8 @@
+// The point-to-point kernels on one transport (src/instantiate.hpp): echo, pairwise,
+// contention, overlap.
+#include <comet/kernels/contention.hpp>
+#include <comet/kernels/echo.hpp>
+#include <comet/kernels/exchange.hpp>
+#include <comet/kernels/overlap.hpp>
+
+#include "instantiate.hpp"
