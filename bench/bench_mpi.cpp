@@ -27,8 +27,9 @@
 #include <comet/ops/ops.hpp>
 #include <comet/timing/measure.hpp>
 #include <comet/timing/repeat.hpp>
-#include <comet/transport/mpi.hpp>
-#include <comet/transport/threads.hpp>
+// With COMET_COMPILED, echo and pairwise as the library holds them (bench_mpi_compiled).
+#include <comet/compiled/mpi.hpp>
+#include <comet/compiled/threads.hpp>
 
 #include <sched.h>
 

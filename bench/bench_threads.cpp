@@ -17,7 +17,9 @@
 #include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/echo.hpp>
 #include <comet/timing/clock.hpp>
-#include <comet/transport/threads.hpp>
+// The transport, and with COMET_COMPILED the kernels above as the library holds them
+// (bench_threads_compiled, CMakeLists.txt): both modes run the same code.
+#include <comet/compiled/threads.hpp>
 #include <comet/transport/threads/sleep.hpp>
 
 #include <algorithm>
