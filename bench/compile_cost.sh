@@ -12,6 +12,13 @@
 # comet. What a header-only comet can cost is that floor plus its own parsing and the code its
 # templates generate; a target below the floor is out of reach of any header-only layout.
 #
+# Then the same two with the compiled part (docs/compiled.md), compiled in the same sitting,
+# in turn with the header-only ones: the kernel TU includes comet/compiled/threads.hpp in
+# place of comet/transport/threads.hpp and both are compiled with -DCOMET_COMPILED, as a
+# program linking comet::compiled is; targets 2.5 s and 3.5 s (issue 29). For information, what
+# the compiled part's library (comet::compiled: src/, the kernels on the threads transport and
+# the ordinary code) costs to build once, as the sum of its units' CPU seconds.
+#
 # Each TU is compiled RUNS times (default 3), the three in turn so that a change of the
 # machine's speed during the run lands on all of them alike; the table gives the median and
 # the spread. Why CPU seconds (user + system, the kernel's accounting of the finished
@@ -56,6 +63,10 @@ int main() {
 }
 EOF
 printf '#include <comet/comet.hpp>\n\nint main() {}\n' >"$work/umbrella.cpp"
+# The compiled part's: the kernel TU with comet/compiled/threads.hpp, which with COMET_COMPILED
+# declares echo on the threads transport instead of instantiating it; the umbrella unchanged.
+sed 's|<comet/transport/threads.hpp>|<comet/compiled/threads.hpp>|' "$work/kernel_threads.cpp" >"$work/kernel_threads_compiled.cpp"
+cp "$work/umbrella.cpp" "$work/umbrella_compiled.cpp"
 printf '#include <comet/stats/fit.hpp>\n\nint main() {}\n' >"$work/fit.cpp"
 
 # `usage OUT CMD...` runs CMD and writes "user_seconds system_seconds peak_kilobytes" to OUT.
@@ -89,8 +100,11 @@ fi
 
 # compile NAME ROOT SUFFIX: one compile of $work/NAME.cpp against ROOT/include; appends
 # "cpu_seconds peak_kilobytes" to $work/NAME.runsSUFFIX.
+# A TU whose name ends in _compiled is compiled with -DCOMET_COMPILED.
 compile() {
-    if ! usage "$work/$1.usage" "$cxx" "${flags[@]}" -I "$2/include" -c "$work/$1.cpp" -o "$work/$1.o" 2>"$work/$1.err"; then
+    local mode=()
+    [[ $1 != *_compiled ]] || mode=(-DCOMET_COMPILED)
+    if ! usage "$work/$1.usage" "$cxx" "${flags[@]}" "${mode[@]}" -I "$2/include" -c "$work/$1.cpp" -o "$work/$1.o" 2>"$work/$1.err"; then
         echo "compile_cost.sh: $1.cpp does not compile against $2:" >&2
         cat "$work/$1.err" >&2
         exit 1
@@ -118,12 +132,25 @@ floor_of() {
 floor_of kernel_threads
 floor_of umbrella
 
-tus=(kernel_threads kernel_threads_floor umbrella umbrella_floor fit)
+tus=(kernel_threads kernel_threads_floor umbrella umbrella_floor fit kernel_threads_compiled umbrella_compiled)
+# A base without the compiled part is measured header-only.
+base_compiled=0
+[[ -z $base || ! -f $base/include/comet/compiled/threads.hpp ]] || base_compiled=1
 for ((i = 0; i < runs; ++i)); do
     for tu in "${tus[@]}"; do
         compile "$tu" "$root" ""
-        [[ -z $base ]] || compile "$tu" "$base" .base
+        [[ -z $base || ($tu == *_compiled && $base_compiled == 0) ]] || compile "$tu" "$base" .base
     done
+done
+
+# The library once: each unit of comet::compiled as CMakeLists.txt builds it (the kernels on
+# the threads transport, the ordinary code).
+library_cpu=0
+for src in "$root"/src/*.cpp; do
+    usage "$work/library.usage" "$cxx" "${flags[@]}" -DCOMET_COMPILED -DCOMET_COMPILED_TRANSPORT=::comet::threads::transport \
+        '-DCOMET_SRC_TRANSPORT_HEADER="comet/transport/threads.hpp"' -I "$root/include" -c "$src" -o "$work/library.o" 2>"$work/library.err" ||
+        { echo "compile_cost.sh: $src does not compile:" >&2; cat "$work/library.err" >&2; exit 1; }
+    library_cpu=$(awk -v sum="$library_cpu" '{ printf "%.2f", sum + $1 + $2 }' "$work/library.usage")
 done
 
 # row NAME LABEL TARGET [SUFFIX]: the table's line for one TU; TARGET in CPU seconds, or "-"
@@ -149,10 +176,16 @@ table() {
     row umbrella "comet/comet.hpp, empty main" 3 "$1"
     row umbrella_floor "  floor: its $(grep -c '^#include' "$work/umbrella_floor.cpp") std and Eigen headers alone" - "$1"
     row fit "stats/fit.hpp alone (for information)" - "$1"
+    [[ -z $1 || $base_compiled == 1 ]] || return 0
+    echo "  with the compiled part (-DCOMET_COMPILED, linking comet::compiled):"
+    row kernel_threads_compiled "kernels/echo.hpp + compiled/threads.hpp, echo" 2.5 "$1"
+    row umbrella_compiled "comet/comet.hpp, empty main" 3.5 "$1"
 }
 echo
 [[ -z $base ]] || echo "this checkout ($root):"
 table ""
+echo
+echo "building the compiled part's library (comet::compiled, $(ls "$root"/src/*.cpp | wc -l) units) once: $library_cpu s CPU"
 if [[ -n $base ]]; then
     echo
     echo "base (COMET_BASE=$base), compiled in turn with the above:"
