@@ -163,9 +163,10 @@ BOOST_AUTO_TEST_CASE(the_whole_suite_runs_on_a_core_only_transport) {
         comet_test::minimal_runner{}(p, [&](comet_test::minimal_transport& t) {
             r[static_cast<std::size_t>(t.rank())] = comet::run_suite(t, cfg);
         });
-        for (const auto& k : cfg.kernels)
-            BOOST_TEST(!r[0].of(k).empty(), k << " on " << p << " ranks");
-        if (p == 4) continue;
+        if (p == 4) {
+            for (const auto& k : cfg.kernels) BOOST_TEST(!r[0].of(k).empty(), k << " on 4 ranks");
+            continue;
+        }
         comet_test::check_every_kernel_recorded(r[0], p);
         for (const char* k : {"broadcast", "global_sum", "barrier"})
             for (const auto& i : implementations(r[0], k)) BOOST_TEST(i == "portable");
