@@ -56,6 +56,8 @@
 // time). Deliberately not here: the drift estimate and resync policy of `global_clock` (two syncs
 // over a long baseline; a benchmark of hours, not of a suite run).
 #pragma once
+
+#include <comet/core/compiled.hpp>
 // Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
 #define COMET_KERNELS_CLOCK_SYNC
 
@@ -176,12 +178,7 @@ std::vector<measured> run(S& s, const clock_sync_config& cfg, Truth&& truth) {
 }
 
 /// The lower median: always one of the values (an actual sync's count, an integer); 0 for none.
-inline std::size_t lower_median(std::vector<std::size_t> v) {
-    if (v.empty()) return 0;
-    const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    return *mid;
-}
+COMET_DECL std::size_t lower_median(std::vector<std::size_t> v);
 
 }  // namespace detail::clock_sync
 
@@ -253,3 +250,7 @@ result_set clock_sync(T& t, const clock_sync_config& cfg = {}) {
 }
 
 }  // namespace comet::kernels
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/clock_sync.ipp>
+#endif

@@ -13,6 +13,8 @@
 // Deliberately not here: window-based single-shot measurement of collectives and their
 // nonblocking forms (Hoefler et al., SPEC 7.4).
 #pragma once
+
+#include <comet/core/compiled.hpp>
 // Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
 #define COMET_KERNELS_COLLECTIVES
 
@@ -44,9 +46,7 @@ namespace comet::kernels {
 /// 100-byte protocol change lies between 12 and 13 doubles). The thesis swept up to
 /// `max_vec_len` = 200000; stopping at 16384 keeps a 1000-iteration repeat loop per point
 /// within seconds on a workstation, and longer vectors only extend the straight line.
-inline std::vector<std::size_t> default_vector_lengths() {
-    return {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
-}
+COMET_DECL std::vector<std::size_t> default_vector_lengths();
 
 /// Configuration of `broadcast`. All ranks pass the same values (@pre).
 struct broadcast_config {
@@ -133,37 +133,7 @@ void collect(result_set& out, std::vector<sampled_point>& measured, const sampli
 /// zero on a busy machine. Where the interval does not exclude zero (the broadcast alone is
 /// within the barrier's noise) or there are too few pairs for one, `without_barrier` is not
 /// reported but flagged, with why.
-inline void without_closing_barrier(record& rec, const sampled_point& with, const sampled_point& alone) {
-    // Only valid samples: not below zero, no rank disturbed during them (timing/measure.hpp).
-    const auto valid = [](const sampled_point& p, std::size_t j) {
-        return p.samples[j] >= 0 && !(j < p.disturbed.size() && p.disturbed[j]);
-    };
-    std::vector<double> barrier, differences;
-    for (std::size_t j = 0; j < alone.samples.size(); ++j)
-        if (valid(alone, j)) barrier.push_back(alone.samples[j]);
-    // The points close on their own rules; their first samples come from the same rounds.
-    for (std::size_t j = 0; j < std::min(with.samples.size(), alone.samples.size()); ++j)
-        if (valid(with, j) && valid(alone, j)) differences.push_back(with.samples[j] - alone.samples[j]);
-    if (!barrier.empty()) rec.values.set("closing_barrier", summarize(std::span<const double>(barrier)).median);
-    const auto ci = median_ci(differences);
-    if (!ci) {
-        add_flag(rec, "without_barrier", "too few paired samples for an interval (" + std::to_string(differences.size()) + ")");
-        return;
-    }
-    if (!(ci->low > 0)) {
-        add_flag(rec, "without_barrier", "not resolved: the 95% interval of the paired differences [" + std::to_string(ci->low * 1e6) +
-                                             ", " + std::to_string(ci->high * 1e6) + "] us does not exclude 0");
-        return;
-    }
-    rec.values.set("without_barrier", summarize(std::span<const double>(differences)).median)
-        .set("without_barrier_ci_low", ci->low)
-        .set("without_barrier_ci_high", ci->high);
-    // The differences are samples like any other: where they disagree (a disturbed broadcast
-    // or barrier on one side of a pair), the figure and its interval are flagged as theirs would be.
-    const assessment d = assess(record{"", {}, differences});
-    const flag* f = find_flag(d.flags, "statistics");
-    if (f || d.outliers > 0) add_flag(rec, "without_barrier", "the paired differences: " + (f ? f->why : std::to_string(d.outliers) + " of " + std::to_string(d.valid) + " beyond median +- 3 sigma"));
-}
+COMET_DECL void without_closing_barrier(record& rec, const sampled_point& with, const sampled_point& alone);
 
 }  // namespace detail::collectives
 
@@ -307,3 +277,7 @@ result_set barrier(T& t, const barrier_config& cfg = {}) {
 }
 
 }  // namespace comet::kernels
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/collectives.ipp>
+#endif

@@ -17,6 +17,8 @@
 //
 // Deliberately not here: random background load, and contention of more than one cross flow.
 #pragma once
+
+#include <comet/core/compiled.hpp>
 // Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
 #define COMET_KERNELS_CONTENTION
 
@@ -136,60 +138,12 @@ struct contention_nodes {
 /// @code
 ///   comet::kernels::contention_nodes n = comet::kernels::contention_roles(8, 1);   // {0, 7, 1, 3, ...}
 /// @endcode
-inline contention_nodes contention_roles(int nodes, int hops) {
-    if (nodes < 4)
-        raise<invalid_argument>(-1, "contention needs at least 4 ranks (two carry cross traffic, two echo); the group has ",
-                                nodes);
-    if (hops < 1) raise<invalid_argument>(-1, "contention: echo pair hop distance ", hops, " is less than 1");
-    contention_nodes n;
-    n.hops = hops;
-    const bool cube = is_power_of_two(static_cast<std::uint64_t>(nodes)) && nodes <= hypercube::max_nodes;
-    if (cube && hops + 2 < 31 && nodes >= (1 << (hops + 2))) {
-        const hypercube c(nodes);
-        const std::vector<int> route = c.route(0, (1 << (hops + 2)) - 1);
-        n.traffic_source = route.front();
-        n.traffic_sink = route.back();
-        n.echo_node = route[1];
-        n.echo_partner = route[static_cast<std::size_t>(hops) + 1];
-        n.on_route = true;
-    } else {
-        n.echo_node = 1;
-        try {
-            n.echo_partner = hop_node(1, hops, nodes);
-        } catch (const invalid_argument& e) {
-            raise<invalid_argument>(-1, "contention_roles: ", e.what());
-        }
-        std::vector<int> others;
-        for (int r = 0; r < nodes && others.size() < 2; ++r)
-            if (r != n.echo_node && r != n.echo_partner) others.push_back(r);
-        n.traffic_source = others[0];
-        n.traffic_sink = others[1];
-    }
-    if (cube) {
-        const hypercube c(nodes);
-        const auto links = [&](int from, int to) {
-            const std::vector<int> path = c.route(from, to);
-            std::set<std::pair<int, int>> out;
-            for (std::size_t i = 0; i + 1 < path.size(); ++i) out.emplace(path[i], path[i + 1]);
-            return out;
-        };
-        const auto traffic = links(n.traffic_source, n.traffic_sink);
-        int shared = 0;
-        for (const auto& l : links(n.echo_node, n.echo_partner)) shared += traffic.count(l) ? 1 : 0;
-        n.shared_links = shared;
-    }
-    return n;
-}
+COMET_DECL contention_nodes contention_roles(int nodes, int hops);
 
 /// The echo-pair hop distances `contention` measures when its config's `hops` is empty: 1 ..
 /// log2(nodes) − 2 on a power-of-two group of at least 8 (every distance for which the
 /// hypercube rule finds a cross-traffic route over the whole echo path), else just 1.
-inline std::vector<int> default_contention_hops(int nodes) {
-    std::vector<int> hops{1};
-    if (nodes >= 8 && is_power_of_two(static_cast<std::uint64_t>(nodes)))
-        for (int h = 2; (1 << (h + 2)) <= nodes && h + 2 < 31; ++h) hops.push_back(h);
-    return hops;
-}
+COMET_DECL std::vector<int> default_contention_hops(int nodes);
 
 /// The load sizes of `contention` from an echo result: the sizes at which echo at `hops` hops
 /// reaches 50% and 90% of its peak bandwidth (`comet::bandwidth`'s n_half and n_90, rounded up
@@ -202,16 +156,7 @@ inline std::vector<int> default_contention_hops(int nodes) {
 /// @code
 ///   comet::kernels::contention_load_sizes s = comet::kernels::contention_loads_from_echo(echo_records);   // {n_half, n_90}
 /// @endcode
-inline contention_load_sizes contention_loads_from_echo(const result_set& echo, std::int64_t hops = 1) {
-    for (const auto& b : bandwidth(echo, "echo")) {
-        if (b.hops != hops) continue;
-        if (!std::isfinite(b.n_half) || !std::isfinite(b.n_90)) break;
-        const auto whole = [](double n) { return static_cast<std::size_t>(std::max(1.0, std::ceil(n))); };
-        return {whole(b.n_half), whole(b.n_90)};
-    }
-    raise<invalid_argument>(-1, "contention_loads_from_echo: no echo records with a positive size and samples at ", hops,
-                            " hops");
-}
+COMET_DECL contention_load_sizes contention_loads_from_echo(const result_set& echo, std::int64_t hops = 1);
 
 /// The collective form, for a program that measured echo (whose records live on one rank)
 /// before contention, whose config every rank needs alike: `root` derives the load sizes from
@@ -247,12 +192,7 @@ std::pair<contention_load_sizes, bool> contention_loads_from_echo(T& t, int root
 namespace detail::contention {
 
 /// The cross-traffic size of `load`, or nullopt for a load the kernel does not know.
-inline std::optional<std::size_t> load_size(double load, const contention_load_sizes& s) {
-    if (load == 0.0) return 0;
-    if (load == 0.5) return s.half;
-    if (load == 0.9) return s.ninety;
-    return std::nullopt;
-}
+COMET_DECL std::optional<std::size_t> load_size(double load, const contention_load_sizes& s);
 
 /// Node 1 of figure 3.6: sends `message` to the sink "forever", with at most `window` messages
 /// unacknowledged, probing between sends for the echoing node's stop message. Then sends the
@@ -434,3 +374,7 @@ result_set contention(T& t, const contention_config& cfg = {}) {
 }
 
 }  // namespace comet::kernels
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/contention.ipp>
+#endif

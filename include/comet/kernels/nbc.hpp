@@ -48,6 +48,8 @@
 // bytes from every rank onto `root`). Buffers hold zeros (a sum of zeros stays zero); results
 // are verified in test/nbc, not here.
 #pragma once
+
+#include <comet/core/compiled.hpp>
 // Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
 #define COMET_KERNELS_NBC
 
@@ -95,11 +97,7 @@ constexpr std::string_view to_string(nbc_operation o) noexcept {
     return "?";
 }
 
-inline std::optional<nbc_operation> parse_nbc_operation(std::string_view name) {
-    for (auto o : all_nbc_operations)
-        if (to_string(o) == name) return o;
-    return std::nullopt;
-}
+COMET_DECL std::optional<nbc_operation> parse_nbc_operation(std::string_view name);
 
 /// How the collective is advanced during the computation.
 enum class progression : unsigned char { none, test, thread };
@@ -108,11 +106,7 @@ constexpr std::string_view to_string(progression p) noexcept {
     return p == progression::none ? "none" : p == progression::test ? "test" : "thread";
 }
 
-inline std::optional<progression> parse_progression(std::string_view name) {
-    for (auto p : {progression::none, progression::test, progression::thread})
-        if (to_string(p) == name) return p;
-    return std::nullopt;
-}
+COMET_DECL std::optional<progression> parse_progression(std::string_view name);
 
 /// How the overhead is measured.
 enum class overhead_method : unsigned char { time, work };
@@ -149,15 +143,9 @@ namespace detail::nbc_kernel {
 
 /// The progressions a run measures: those asked for, or by default every one the transport
 /// allows (the thread only where it `has_thread`: a thread_serialized transport).
-inline std::vector<progression> progressions(const nbc_config& c, bool has_thread) {
-    if (!c.progressions.empty()) return c.progressions;
-    if (has_thread) return {progression::none, progression::test, progression::thread};
-    return {progression::none, progression::test};
-}
+COMET_DECL std::vector<progression> progressions(const nbc_config& c, bool has_thread);
 
-inline bool has_native(nbc_operation o, bool transport_has) {
-    return transport_has && (o == nbc_operation::ibarrier || o == nbc_operation::ibcast || o == nbc_operation::iallreduce);
-}
+COMET_DECL bool has_native(nbc_operation o, bool transport_has);
 
 template <transport T>
 std::vector<nbc::implementation> implementations(const nbc_config& c, nbc_operation o) {
@@ -168,17 +156,7 @@ std::vector<nbc::implementation> implementations(const nbc_config& c, nbc_operat
 }
 
 /// The (progression, interval) pairs of a point: one per interval for test, interval 0 else.
-inline std::vector<std::pair<progression, std::size_t>> curves(const std::vector<progression>& ps, const nbc_config& c) {
-    std::vector<std::pair<progression, std::size_t>> out;
-    for (auto p : ps) {
-        if (p != progression::test) {
-            out.emplace_back(p, 0);
-            continue;
-        }
-        for (std::size_t i : c.intervals) out.emplace_back(p, i);
-    }
-    return out;
-}
+COMET_DECL std::vector<std::pair<progression, std::size_t>> curves(const std::vector<progression>& ps, const nbc_config& c);
 
 template <transport T>
 void check(const T& t, const nbc_config& c) {
@@ -298,28 +276,14 @@ struct parts {
 };
 
 /// The median, 0 for no values (a point whose every measurement overran says so in a note).
-inline double median_of(std::span<const double> v) { return v.empty() ? 0.0 : percentile(v, 50.0); }
+COMET_DECL double median_of(std::span<const double> v);
 
 }  // namespace detail::nbc_kernel
 
 /// The points (records) a run measures on a transport that offers a progress thread
 /// (`thread`) and native nonblocking collectives (`native`) or not: the blocking point and one
 /// per method and progression curve, per operation, size and implementation.
-inline std::size_t nbc_points(const nbc_config& c, bool thread = false, bool native = false) {
-    const auto curves = detail::nbc_kernel::curves(detail::nbc_kernel::progressions(c, thread), c);
-    const std::size_t per_point = 1 + curves.size() * c.methods.size();
-    std::size_t n = 0;
-    for (auto o : c.operations) {
-        const bool has = detail::nbc_kernel::has_native(o, native);
-        std::size_t records = 0;  // per size
-        if (c.implementations.empty())
-            records = per_point * (has ? 2 : 1);
-        else
-            for (auto i : c.implementations) records += i == nbc::implementation::native && !has ? 1 : per_point;
-        n += (o == nbc_operation::ibarrier ? 1 : c.sizes.size()) * records;
-    }
-    return n;
-}
+COMET_DECL std::size_t nbc_points(const nbc_config& c, bool thread = false, bool native = false);
 
 /// The points a run on a transport of type `T` measures.
 template <transport T>
@@ -574,3 +538,7 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
 }
 
 }  // namespace comet::kernels
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/nbc.ipp>
+#endif

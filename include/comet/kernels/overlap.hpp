@@ -13,6 +13,8 @@
 // Deliberately not here: overlap with collectives (the nonblocking-collective overhead
 // benchmarks of SPEC 7.4 measure that), and progress threads.
 #pragma once
+
+#include <comet/core/compiled.hpp>
 // Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
 #define COMET_KERNELS_OVERLAP
 
@@ -42,15 +44,13 @@ namespace comet::kernels {
 /// Message sizes overlap measures by default: exactly the sizes of the thesis' overlap figures
 /// — 0 (figure 5.9: DAXPY against the bare exchange start-up), 2536 (figures 5.10–5.11) and
 /// 85000 bytes (figure 5.12: "large messages", the largest the thesis sent).
-inline std::vector<std::size_t> default_overlap_sizes() { return {0, 2536, 85000}; }
+COMET_DECL std::vector<std::size_t> default_overlap_sizes();
 
 /// Vector lengths (doubles) overlap measures by default: 0 (the bare exchange) to the thesis'
 /// `max_vec_len` of 200000, with more points at the short end, where the DAXPY and the
 /// exchange of the default sizes take comparable time and the curves of figures 5.10–5.11
 /// cross.
-inline std::vector<std::size_t> default_overlap_vector_lengths() {
-    return {0, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000};
-}
+COMET_DECL std::vector<std::size_t> default_overlap_vector_lengths();
 
 /// Configuration of `overlap`. All ranks pass the same values (@pre).
 ///
@@ -206,3 +206,7 @@ result_set overlap(T& t, const overlap_config& cfg = {}) {
 }
 
 }  // namespace comet::kernels
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/overlap.ipp>
+#endif

@@ -5,6 +5,8 @@
 // The kernels themselves are in echo.hpp and exchange.hpp.
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/core/concepts.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/core/errors.hpp>
@@ -30,10 +32,7 @@ namespace comet::kernels {
 /// Message sizes echo and pairwise exchange use by default: every 8 to 16 bytes up to NX/2's
 /// 100-byte protocol change (so both regimes have points to fit), then steps to twice the
 /// 4096-byte page (the thesis looks "at buffer lengths slightly exceeding the page size").
-inline std::vector<std::size_t> default_message_sizes() {
-    return {0,    8,    16,   24,   32,   40,   48,   64,   80,   96,   100,  104,  128,  192,  256,
-            384,  512,  768,  1024, 1536, 2048, 2560, 3072, 3584, 4096, 4608, 5120, 6144, 7168, 8192};
-}
+COMET_DECL std::vector<std::size_t> default_message_sizes();
 
 /// One link an application uses: rank `from` times, rank `to` answers (echo) or exchanges with
 /// it (pairwise). For a stencil code: a rank and one of its mesh neighbours.
@@ -46,12 +45,7 @@ struct link {
 /// The links from `rank` to each of its four mesh neighbours (top, bottom, pred, succ of
 /// `processor_mesh::neighbours`, or any four ranks), without repeats: in a mesh two rows high
 /// `top` and `bottom` are one rank, and a rank is no link to itself.
-inline std::vector<link> links_to(int rank, std::initializer_list<int> neighbours) {
-    std::vector<link> out;
-    for (int n : neighbours)
-        if (n != rank && std::find(out.begin(), out.end(), link{rank, n}) == out.end()) out.push_back({rank, n});
-    return out;
-}
+COMET_DECL std::vector<link> links_to(int rank, std::initializer_list<int> neighbours);
 
 /// Which buffer echo's messages go out of.
 enum class echo_buffer : unsigned char {
@@ -110,17 +104,10 @@ struct transfer_config {
 
 /// The hop distances echo and pairwise measure by default from `test_node` in a group of
 /// `nodes`: 1, 2, ... as far as the thesis' hop_node (figure 4.2) stays inside the group.
-inline std::vector<int> default_hops(int test_node, int nodes) {
-    std::vector<int> hops;
-    for (int h = 1; h <= max_hops(test_node, nodes); ++h)
-        if ((test_node ^ ((1 << h) - 1)) < nodes) hops.push_back(h);  // hop_node(test_node, h)
-    return hops;
-}
+COMET_DECL std::vector<int> default_hops(int test_node, int nodes);
 
 /// The largest message size of `cfg`.
-inline std::size_t largest_size(const transfer_config& cfg) {
-    return cfg.sizes.empty() ? 0 : *std::max_element(cfg.sizes.begin(), cfg.sizes.end());
-}
+COMET_DECL std::size_t largest_size(const transfer_config& cfg);
 
 namespace detail {
 
@@ -227,15 +214,8 @@ enum class concurrent_pattern : unsigned char { echo, exchange };
 
 /// A record of `kernel` at `size` over `hops` (and the params `more`, a link's), with the
 /// kernel's `values` and what the sampling engine measured.
-inline record transfer_record(std::string_view kernel, std::size_t size, int hops, int nodes, const params& more,
-                              const params& values, sampled_point&& measured, const transfer_config& cfg, double scale) {
-    record rec{std::string(kernel), params{}, {}, values};
-    rec.params.set("size", size).set("hops", hops).set("nodes", nodes);
-    for (const auto& [name, value] : more) rec.params.set(name, value);
-    if (cfg.verify) rec.params.set("verify", "payload");
-    fill_record(rec, std::move(measured), cfg.sampling, sample_reduction::decider, scale);
-    return rec;
-}
+COMET_DECL record transfer_record(std::string_view kernel, std::size_t size, int hops, int nodes, const params& more,
+                                  const params& values, sampled_point&& measured, const transfer_config& cfg, double scale);
 
 /// The hypercube distance of a link (see `transfer_config::links`).
 inline int link_hops(const link& l) noexcept { return std::popcount(static_cast<unsigned>(l.from ^ l.to)); }
@@ -452,3 +432,7 @@ result_set transfer_points(T& t, const transfer_config& cfg, std::string_view ke
 
 }  // namespace detail
 }  // namespace comet::kernels
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/transfer.ipp>
+#endif

@@ -33,6 +33,8 @@
 // buffer holds what the last operation left in it — nothing is verified here: the collectives'
 // results are checked in test/ops and test/algorithms.
 #pragma once
+
+#include <comet/core/compiled.hpp>
 // Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
 #define COMET_KERNELS_WINDOWED_COLLECTIVES
 
@@ -78,11 +80,7 @@ constexpr std::string_view to_string(collective_operation o) noexcept {
 }
 
 /// The operation named `name`, or nothing.
-inline std::optional<collective_operation> parse_collective_operation(std::string_view name) {
-    for (auto o : all_collective_operations)
-        if (to_string(o) == name) return o;
-    return std::nullopt;
-}
+COMET_DECL std::optional<collective_operation> parse_collective_operation(std::string_view name);
 
 /// Configuration of `windowed_collectives`. All ranks pass the same values (@pre).
 struct windowed_collectives_config {
@@ -107,11 +105,7 @@ struct windowed_collectives_config {
 };
 
 /// The points a run on `nodes` ranks measures (barrier has one size).
-inline std::size_t windowed_collectives_points(const windowed_collectives_config& c) {
-    std::size_t n = 0;
-    for (auto o : c.operations) n += o == collective_operation::barrier ? 1 : c.sizes.size();
-    return n * c.measures.size() * all_rank_reductions.size();
-}
+COMET_DECL std::size_t windowed_collectives_points(const windowed_collectives_config& c);
 
 namespace detail::windowed {
 
@@ -251,3 +245,7 @@ result_set windowed_collectives(T& t, const windowed_collectives_config& cfg = {
 }
 
 }  // namespace comet::kernels
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/windowed_collectives.ipp>
+#endif

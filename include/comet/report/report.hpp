@@ -6,6 +6,8 @@
 // writes only CSV does not pull in the others.
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/analysis/contention.hpp>
 #include <comet/analysis/overlap.hpp>
 #include <comet/report/context.hpp>
@@ -30,12 +32,7 @@ struct stop_note {
 };
 
 /// "stopped in echo after echo/size:64/hops:1/nodes:2: interrupted (SIGINT)".
-inline std::string describe(const stop_note& s) {
-    std::string out = "stopped";
-    if (!s.kernel.empty()) out += " in " + s.kernel;
-    out += s.last_point.empty() ? std::string(" before any point was measured") : " after " + s.last_point;
-    return out + ": " + s.reason;
-}
+COMET_DECL std::string describe(const stop_note& s);
 
 /// Everything one run produced, ready to be written.
 /// @code
@@ -60,3 +57,7 @@ struct report {
 };
 
 }  // namespace comet
+
+#if !defined(COMET_COMPILED)
+#include <comet/report/report.ipp>
+#endif

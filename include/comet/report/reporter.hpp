@@ -18,6 +18,8 @@
 // `json_reporter` (json.hpp), `gbench_reporter` (gbench.hpp).
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/report/report.hpp>
 #include <comet/stats/derived_table.hpp>
 #include <comet/stats/record.hpp>
@@ -43,18 +45,11 @@ public:
 
 /// Hands `r` to each of `to`, one after the other: begin, add (records, then tables), finish.
 /// An exception a reporter raises ends the delivery there.
-inline void deliver(const report& r, std::span<reporter* const> to) {
-    for (reporter* out : to) {
-        out->begin(r.ctx);
-        for (const record& rec : r.results.records) out->add(rec);
-        for (const derived_table& t : r.tables) out->add(t);
-        out->finish(r);
-    }
-}
+COMET_DECL void deliver(const report& r, std::span<reporter* const> to);
 
-inline void deliver(const report& r, std::initializer_list<reporter*> to) { deliver(r, std::span<reporter* const>(to.begin(), to.size())); }
+COMET_DECL void deliver(const report& r, std::initializer_list<reporter*> to);
 
-inline void deliver(const report& r, reporter& to) { deliver(r, {&to}); }
+COMET_DECL void deliver(const report& r, reporter& to);
 
 /// A reporter that writes the whole report to a stream at finish, with `Write(os, report)`:
 /// comet's console, results.json and Google Benchmark outputs.
@@ -69,3 +64,7 @@ private:
 };
 
 }  // namespace comet
+
+#if !defined(COMET_COMPILED)
+#include <comet/report/reporter.ipp>
+#endif

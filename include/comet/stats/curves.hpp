@@ -8,6 +8,8 @@
 // analyses that read it, needs no least squares and no Eigen.
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
 #include <comet/stats/validity.hpp>
@@ -43,12 +45,7 @@ namespace detail::growth {
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 /// `p` without the named params.
-inline params without(const params& p, std::initializer_list<std::string_view> names) {
-    params out;
-    for (const auto& [name, value] : p)
-        if (std::find(names.begin(), names.end(), name) == names.end()) out.set(name, value);
-    return out;
-}
+COMET_DECL params without(const params& p, std::initializer_list<std::string_view> names);
 
 /// The records of one curve: x value -> pooled samples.
 struct curve {
@@ -58,32 +55,18 @@ struct curve {
 
 /// The curves of `kernel`: records with a numeric `x_param` and samples, grouped by their
 /// params without `x_param` and `also_ignore`, in the order each group is first seen.
-inline std::vector<curve> curves(const result_set& results, std::string_view kernel, std::string_view x_param,
-                                 std::initializer_list<std::string_view> also_ignore = {}) {
-    std::vector<curve> out;
-    for (const record* r : results.of(kernel)) {
-        const auto x = r->params.number(x_param);
-        if (!x || !usable(*r)) continue;
-        params key = without(r->params, {x_param});
-        if (also_ignore.size() != 0) key = without(key, also_ignore);
-        auto it = std::find_if(out.begin(), out.end(), [&](const curve& c) { return c.key == key; });
-        if (it == out.end()) it = out.insert(out.end(), curve{std::move(key), {}});
-        auto& s = it->by_x[*x];
-        const std::vector<double> valid = valid_samples(*r);
-        s.insert(s.end(), valid.begin(), valid.end());
-    }
-    return out;
-}
+COMET_DECL std::vector<curve> curves(const result_set& results, std::string_view kernel, std::string_view x_param,
+                                     std::initializer_list<std::string_view> also_ignore = {});
 
 /// The statistics of the pooled samples of each x of `c`, ascending x.
-inline std::vector<growth_point> points_of(const curve& c, statistic s) {
-    std::vector<growth_point> pts;
-    for (const auto& [x, samples] : c.by_x) pts.push_back({x, statistic_of(samples, s)});
-    return pts;
-}
+COMET_DECL std::vector<growth_point> points_of(const curve& c, statistic s);
 
-inline double median_of(std::vector<double> v) { return v.empty() ? nan : summarize(v).median; }
-inline double max_of(const std::vector<double>& v) { return v.empty() ? nan : *std::max_element(v.begin(), v.end()); }
+COMET_DECL double median_of(std::vector<double> v);
+COMET_DECL double max_of(const std::vector<double>& v);
 
 }  // namespace detail::growth
 }  // namespace comet
+
+#if !defined(COMET_COMPILED)
+#include <comet/stats/curves.ipp>
+#endif

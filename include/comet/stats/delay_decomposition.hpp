@@ -20,6 +20,8 @@
 // during the run summed over ranks (known only where the transport counts them: the simulator).
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/core/errors.hpp>
 #include <comet/stats/message_trace.hpp>
 
@@ -48,34 +50,7 @@ struct delay_decomposition {
 /// The service states of one rank's trace (its receives matched by `tracing::collect`).
 /// @throws invalid_argument naming the rank when a completed receive has no send time (the trace
 ///         was not collected), or the trace's stop precedes its start.
-inline delay_decomposition decompose(const message_trace& t) {
-    if (!(t.stop >= t.start))
-        raise<invalid_argument>(t.rank, "decompose: the trace stops at ", t.stop, " s, before its start at ", t.start, " s");
-    delay_decomposition d;
-    d.elapsed = t.stop - t.start;
-    d.user = t.compute_seconds;
-    d.sent = t.sends.size();
-    d.retransmissions = t.retransmissions;
-    d.retransmissions_known = t.retransmissions_known;
-    for (const traced_receive& r : t.receives) {
-        if (r.completed < 0.0) continue;
-        if (r.send_issued < 0.0)
-            raise<invalid_argument>(t.rank, "decompose: a receive from rank ", r.matched_source, " has no send time (collect the trace first)");
-        ++d.received;
-        const double a = r.blocked_from, b = r.blocked_to;
-        if (b <= a) continue;
-        const double s = std::clamp(r.send_issued, a, b);
-        const double logical = s - a;
-        d.logical += logical;
-        d.physical += b - s;
-        if (logical > 0.0) {
-            ++d.logical_messages;
-            d.max_logical = std::max(d.max_logical, logical);
-        }
-    }
-    d.overhead = d.elapsed - d.user - d.logical - d.physical;
-    return d;
-}
+COMET_DECL delay_decomposition decompose(const message_trace& t);
 
 /// The seed's row for one run: means over ranks (E, U, L, P, O), %LM, A, Max Log, TM, retries.
 /// Not normalised: `normalised(D)` divides the times the seed divides.
@@ -99,28 +74,10 @@ struct service_states {
 
 /// Combines every rank's decomposition.
 /// @throws invalid_argument when `ranks` is empty.
-inline service_states combine(std::span<const delay_decomposition> ranks) {
-    if (ranks.empty()) raise<invalid_argument>(-1, "combine: no ranks' service states");
-    service_states s;
-    s.ranks = static_cast<int>(ranks.size());
-    std::size_t received = 0, logical_messages = 0;
-    double logical_total = 0.0;
-    s.retries_known = true;
-    for (const delay_decomposition& d : ranks) {
-        s.elapsed += d.elapsed, s.user += d.user, s.logical += d.logical, s.physical += d.physical, s.overhead += d.overhead;
-        received += d.received;
-        logical_messages += d.logical_messages;
-        logical_total += d.logical;
-        s.max_logical = std::max(s.max_logical, d.max_logical);
-        s.messages += d.sent;
-        s.retries += d.retransmissions;
-        s.retries_known = s.retries_known && d.retransmissions_known;
-    }
-    const double n = static_cast<double>(ranks.size());
-    for (double* x : {&s.elapsed, &s.user, &s.logical, &s.physical, &s.overhead}) *x /= n;
-    s.logical_message_percent = received ? 100.0 * static_cast<double>(logical_messages) / static_cast<double>(received) : 0.0;
-    s.mean_logical = logical_messages ? logical_total / static_cast<double>(logical_messages) : 0.0;
-    return s;
-}
+COMET_DECL service_states combine(std::span<const delay_decomposition> ranks);
 
 }  // namespace comet
+
+#if !defined(COMET_COMPILED)
+#include <comet/stats/delay_decomposition.ipp>
+#endif

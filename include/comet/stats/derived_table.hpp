@@ -14,6 +14,8 @@
 // a row carries its flags (the column and why), and the writers mark the flagged cells.
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/core/errors.hpp>
 #include <comet/stats/record.hpp>
 
@@ -74,29 +76,16 @@ struct derived_table {
 };
 
 namespace detail {
-inline bool table_name_char(char c) noexcept {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-}
+COMET_DECL bool table_name_char(char c) noexcept;
 }  // namespace detail
 
 /// Checks what a writer relies on: a name that is a file name of letters, digits, '_' and '-';
 /// columns with distinct, non-empty names; every row one cell per column.
 /// @throws invalid_argument naming the table and what is wrong.
-inline void check_table(const derived_table& t) {
-    if (t.name.empty()) raise<invalid_argument>(-1, "derived table: no name (it names the table's file)");
-    for (char c : t.name)
-        if (!detail::table_name_char(c))
-            raise<invalid_argument>(-1, "derived table '", t.name, "': its name may hold only letters, digits, '_' and '-'");
-    for (std::size_t i = 0; i < t.columns.size(); ++i) {
-        if (t.columns[i].empty()) raise<invalid_argument>(-1, "derived table '", t.name, "': column ", i, " has no name");
-        for (std::size_t j = 0; j < i; ++j)
-            if (t.columns[j] == t.columns[i])
-                raise<invalid_argument>(-1, "derived table '", t.name, "': two columns named '", t.columns[i], "'");
-    }
-    for (std::size_t r = 0; r < t.rows.size(); ++r)
-        if (t.rows[r].cells.size() != t.columns.size())
-            raise<invalid_argument>(-1, "derived table '", t.name, "': row ", r, " has ", t.rows[r].cells.size(),
-                                    " cells for ", t.columns.size(), " columns");
-}
+COMET_DECL void check_table(const derived_table& t);
 
 }  // namespace comet
+
+#if !defined(COMET_COMPILED)
+#include <comet/stats/derived_table.ipp>
+#endif

@@ -9,6 +9,8 @@
 // fit.hpp; growth_options: curves.hpp).
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/stats/curves.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/summary.hpp>
@@ -41,21 +43,10 @@ inline constexpr std::string_view negative_hop = "negative_hop";
 }  // namespace fit_flag
 
 /// A flag in words, for tables: "negative hop", "singular design", "too few points".
-inline std::string fit_flag_text(std::string_view flag) {
-    if (flag == fit_flag::singular) return "singular design";
-    if (flag == fit_flag::negative_startup) return "negative start-up";
-    if (flag == fit_flag::negative_per_byte) return "negative per-byte time";
-    std::string out(flag);
-    std::replace(out.begin(), out.end(), '_', ' ');
-    return out;
-}
+COMET_DECL std::string fit_flag_text(std::string_view flag);
 
 /// "flagged: negative hop, too few points".
-inline std::string fit_flags_text(const std::vector<std::string>& flags) {
-    std::string out = "flagged:";
-    for (std::size_t i = 0; i < flags.size(); ++i) out += (i ? ", " : " ") + fit_flag_text(flags[i]);
-    return out;
-}
+COMET_DECL std::string fit_flags_text(const std::vector<std::string>& flags);
 
 /// One F test of "one more regime" against the fit without it: does splitting a regime at
 /// `break_size` lower the summed squared residual by more than chance would?
@@ -186,3 +177,7 @@ struct growth_comparison {
 };
 
 }  // namespace comet
+
+#if !defined(COMET_COMPILED)
+#include <comet/stats/fit_results.ipp>
+#endif

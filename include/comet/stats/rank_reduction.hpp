@@ -21,6 +21,8 @@
 // ranks and is as good as their synchronisation (the record says how good: `clock_error`).
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -61,24 +63,10 @@ struct rank_times {
 /// The measurement reduced by `how`; `designated` names the rank of `designated`. The median of
 /// an even number of ranks is the mean of the middle two.
 /// @pre start.size() == end.size() > 0, 0 <= designated < start.size().
-inline double reduce_ranks(const rank_times& m, rank_reduction how, std::size_t designated = 0) {
-    const std::size_t p = m.start.size();
-    if (how == rank_reduction::designated) return m.end[designated] - m.start[designated];
-    if (how == rank_reduction::span)
-        return *std::max_element(m.end.begin(), m.end.end()) - *std::min_element(m.start.begin(), m.start.end());
-    std::vector<double> d(p);
-    for (std::size_t r = 0; r < p; ++r) d[r] = m.end[r] - m.start[r];
-    switch (how) {
-    case rank_reduction::max: return *std::max_element(d.begin(), d.end());
-    case rank_reduction::min: return *std::min_element(d.begin(), d.end());
-    case rank_reduction::mean: return std::accumulate(d.begin(), d.end(), 0.0) / static_cast<double>(p);
-    default: break;
-    }
-    const auto mid = d.begin() + static_cast<std::ptrdiff_t>(p / 2);
-    std::nth_element(d.begin(), mid, d.end());
-    if (p % 2 == 1) return *mid;
-    const double upper = *mid;
-    return (upper + *std::max_element(d.begin(), mid)) / 2;
-}
+COMET_DECL double reduce_ranks(const rank_times& m, rank_reduction how, std::size_t designated = 0);
 
 }  // namespace comet
+
+#if !defined(COMET_COMPILED)
+#include <comet/stats/rank_reduction.ipp>
+#endif

@@ -18,6 +18,8 @@
 // Deliberately not here: per-rank reductions (one value out of P ranks) and fits (stats/fit.hpp).
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/core/errors.hpp>
 
 #include <algorithm>
@@ -90,45 +92,23 @@ namespace detail {
 
 /// Rejects NaN samples: they have no place in an ordering, and sorting them is undefined
 /// behaviour, so a NaN would silently corrupt every order statistic.
-inline void check_no_nan_samples(std::span<const double> samples, const char* who) {
-    for (std::size_t i = 0; i < samples.size(); ++i)
-        if (std::isnan(samples[i])) raise<invalid_argument>(-1, who, ": sample ", i, " is NaN");
-}
+COMET_DECL void check_no_nan_samples(std::span<const double> samples, const char* who);
 
-inline void check_percentile(double p) {
-    if (!(p >= 0.0 && p <= 100.0))  // also rejects NaN
-        raise<invalid_argument>(-1, "percentile: p = ", p, " is outside [0, 100]");
-}
+COMET_DECL void check_percentile(double p);
 
 /// Percentile of already sorted, non-empty samples: linear interpolation between the order
 /// statistics x[floor(h)] and x[floor(h) + 1] at h = (n − 1)·p/100 (Hyndman & Fan type 7, the
 /// default of NumPy and R), so p = 0 is the minimum, p = 100 the maximum and p = 50 the median.
-inline double percentile_sorted(std::span<const double> sorted, double p) {
-    const std::size_t n = sorted.size();
-    if (n == 0) return std::numeric_limits<double>::quiet_NaN();
-    const double h = static_cast<double>(n - 1) * p / 100.0;
-    const auto lo = std::min(static_cast<std::size_t>(std::floor(h)), n - 1);
-    const auto hi = std::min(lo + 1, n - 1);
-    const double frac = h - static_cast<double>(lo);
-    if (frac == 0.0 || lo == hi) return sorted[lo];
-    return sorted[lo] + frac * (sorted[hi] - sorted[lo]);
-}
+COMET_DECL double percentile_sorted(std::span<const double> sorted, double p);
 
 /// log P(B = k) for B ~ Binomial(n, 1/2), in log space: 2^-n underflows for n > 1074.
-inline double log_binomial_half_pmf(double n, double k) {
-    return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) - n * std::log(2.0);
-}
+COMET_DECL double log_binomial_half_pmf(double n, double k);
 
 /// The coverage of [x_(j), x_(n+1−j)] for the median of n samples: the number B of samples
 /// below the true median is Binomial(n, 1/2), and the interval misses the median exactly when
 /// B ≤ j − 1 or B ≥ n + 1 − j, so it covers with probability 1 − 2·P(B ≤ j − 1).
 /// @pre 1 ≤ j ≤ (n + 1)/2.
-inline double median_ci_coverage(std::size_t n, std::size_t j) {
-    const double dn = static_cast<double>(n);
-    double tail = 0.0;  // P(B ≤ j − 1)
-    for (std::size_t k = 0; k < j; ++k) tail += std::exp(log_binomial_half_pmf(dn, static_cast<double>(k)));
-    return std::max(0.0, 1.0 - 2.0 * tail);
-}
+COMET_DECL double median_ci_coverage(std::size_t n, std::size_t j);
 
 /// The 1-based rank j of the lower end of the distribution-free confidence interval of the
 /// median of n samples at `level`, or 0 when no such interval exists (for 95%: n < 6).
@@ -138,28 +118,10 @@ inline double median_ci_coverage(std::size_t n, std::size_t j) {
 /// Symmetric because the binomial is; an asymmetric pair could get nearer 95% but would favour
 /// one side of a skewed distribution for no reason the data give. Even j = 1 (min to max)
 /// covers only 1 − 2^(1−n), which is below 95% for n ≤ 5.
-inline std::size_t median_ci_rank(std::size_t n, double level = median_ci_level) {
-    const double alpha_half = (1.0 - level) / 2.0;
-    if (n == 0) return 0;
-    const double dn = static_cast<double>(n);
-    double cdf = 0.0;
-    std::size_t j = 0;  // invariant: cdf = P(B ≤ j − 1)
-    while (j < (n + 1) / 2) {
-        const double pmf = std::exp(log_binomial_half_pmf(dn, static_cast<double>(j)));
-        if (cdf + pmf > alpha_half) break;
-        cdf += pmf;
-        ++j;
-    }
-    return j;
-}
+COMET_DECL std::size_t median_ci_rank(std::size_t n, double level = median_ci_level);
 
 /// The interval of already sorted samples; nullopt when n is too small for `level`.
-inline std::optional<median_interval> median_ci_sorted(std::span<const double> sorted, double level) {
-    const std::size_t n = sorted.size();
-    const std::size_t j = median_ci_rank(n, level);
-    if (j == 0) return std::nullopt;
-    return median_interval{sorted[j - 1], sorted[n - j], median_ci_coverage(n, j), j};
-}
+COMET_DECL std::optional<median_interval> median_ci_sorted(std::span<const double> sorted, double level);
 
 }  // namespace detail
 
@@ -177,13 +139,7 @@ inline constexpr bool percentile_supported(std::size_t n, double p) noexcept {
 /// Computed whatever n is; see `percentile_supported` for when it means something.
 /// @throws invalid_argument when p is outside [0, 100] or NaN, or a sample is NaN.
 /// @code  double p95 = comet::percentile(rec.samples, 95);  @endcode
-inline double percentile(std::span<const double> samples, double p) {
-    detail::check_percentile(p);
-    detail::check_no_nan_samples(samples, "percentile");
-    std::vector<double> sorted(samples.begin(), samples.end());
-    std::sort(sorted.begin(), sorted.end());
-    return detail::percentile_sorted(sorted, p);
-}
+COMET_DECL double percentile(std::span<const double> samples, double p);
 
 /// The distribution-free confidence interval of the median of `samples` (in any order) at
 /// `level` (default 95%), with its actual coverage; nullopt when there are too few samples
@@ -198,75 +154,17 @@ inline double percentile(std::span<const double> samples, double p) {
 /// @code
 ///   if (auto ci = comet::median_ci(samples)) half_width = (ci->high - ci->low) / 2;
 /// @endcode
-inline std::optional<median_interval> median_ci(std::span<const double> samples, double level = median_ci_level) {
-    if (!(level > 0.0 && level < 1.0)) raise<invalid_argument>(-1, "median_ci: level ", level, " is outside (0, 1)");
-    detail::check_no_nan_samples(samples, "median_ci");
-    std::vector<double> sorted(samples.begin(), samples.end());
-    std::sort(sorted.begin(), sorted.end());
-    return detail::median_ci_sorted(sorted, level);
-}
+COMET_DECL std::optional<median_interval> median_ci(std::span<const double> samples, double level = median_ci_level);
 
 /// Summarises `samples` (in any order); see `summary` for what each field means and when it
 /// is empty.
 /// @throws invalid_argument when a sample is NaN.
 /// @code  auto s = comet::summarize(rec.samples);  // s.median, s.median_ci_low, s.ci_coverage ...  @endcode
-inline summary summarize(std::span<const double> samples) {
-    detail::check_no_nan_samples(samples, "summarize");
-    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-    summary s;
-    s.n = samples.size();
-    if (s.n == 0) {
-        s.min = s.max = s.mean = s.median = s.stddev = s.mad = nan;
-        return s;
-    }
-    std::vector<double> sorted(samples.begin(), samples.end());
-    std::sort(sorted.begin(), sorted.end());
-    const double dn = static_cast<double>(s.n);
-
-    s.min = sorted.front();
-    s.max = sorted.back();
-    s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / dn;
-    // Two passes (mean first, then squared deviations): the one-pass sum-of-squares formula
-    // cancels catastrophically for timings, whose spread is tiny next to their mean.
-    if (s.n >= 2) {
-        double ss = 0.0;
-        for (double x : sorted) ss += (x - s.mean) * (x - s.mean);
-        s.stddev = std::sqrt(ss / (dn - 1.0));
-    } else {
-        s.stddev = nan;  // one sample says nothing about spread
-    }
-    s.median = detail::percentile_sorted(sorted, 50.0);
-    if (percentile_supported(s.n, 5.0)) s.p05 = detail::percentile_sorted(sorted, 5.0);
-    if (percentile_supported(s.n, 95.0)) s.p95 = detail::percentile_sorted(sorted, 95.0);
-
-    if (const auto ci = detail::median_ci_sorted(sorted, median_ci_level)) {
-        s.median_ci_low = ci->low;
-        s.median_ci_high = ci->high;
-        s.ci_coverage = ci->coverage;
-    }
-
-    // Robust spread: the MAD rather than the standard deviation or the IQR. Timings carry rare
-    // slow outliers; the MAD ignores up to half the samples being wild (the IQR a quarter, the
-    // standard deviation none), so it measures the steady jitter of a point, and "unstable"
-    // then means the bulk of the samples disagree, not that one sample was hit by an interrupt.
-    if (std::isfinite(s.median)) {
-        std::vector<double> dev(sorted.size());
-        for (std::size_t i = 0; i < sorted.size(); ++i) dev[i] = std::fabs(sorted[i] - s.median);
-        std::sort(dev.begin(), dev.end());
-        s.mad = mad_normal_scale * detail::percentile_sorted(dev, 50.0);
-        if (s.n >= 2 && s.median > 0.0 && std::isfinite(s.mad)) {
-            s.rel_spread = s.mad / s.median;
-            s.unstable = *s.rel_spread > unstable_spread;
-        }
-    } else {
-        s.mad = nan;
-    }
-    return s;
-}
+COMET_DECL summary summarize(std::span<const double> samples);
 
 /// `summarize` of a braced list of samples: `comet::summarize({1e-6, 2e-6, 3e-6})` (a braced
 /// list would otherwise be as much a record, stats/validity.hpp, as a span).
-inline summary summarize(std::initializer_list<double> samples) { return summarize(std::span<const double>(samples.begin(), samples.size())); }
+COMET_DECL summary summarize(std::initializer_list<double> samples);
 
 /// Which number of a record's samples stands for the record.
 enum class statistic {
@@ -286,13 +184,10 @@ inline const char* to_string(statistic s) noexcept {
 
 /// The value of `s` over `samples`; NaN when there are none.
 /// @throws invalid_argument when a sample is NaN.
-inline double statistic_of(std::span<const double> samples, statistic s) {
-    const summary sum = summarize(samples);
-    switch (s) {
-    case statistic::min: return sum.min;
-    case statistic::mean: return sum.mean;
-    default: return sum.median;
-    }
-}
+COMET_DECL double statistic_of(std::span<const double> samples, statistic s);
 
 }  // namespace comet
+
+#if !defined(COMET_COMPILED)
+#include <comet/stats/summary.ipp>
+#endif

@@ -6,6 +6,8 @@
 // takes the shared settings with `suite_config::configured`.
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/kernels/clock_sync.hpp>
 #include <comet/kernels/collectives.hpp>
 #include <comet/kernels/commtest/commtest.hpp>
@@ -30,10 +32,7 @@ namespace comet {
 
 /// The names of the CoMet suite's kernels, in the thesis' order: what "all" means. The other
 /// seeds' kernels (commtest, sync, collectives, nbc, ring, rc, mesh) run when named.
-inline std::vector<std::string> implemented_kernels() {
-    return {"echo",       "pairwise", "broadcast",    "global_sum", "barrier",       "contention",
-            "overlap",    "update_guard", "shift_matrix", "transpose", "row_broadcast", "col_broadcast"};
-}
+COMET_DECL std::vector<std::string> implemented_kernels();
 
 /// What to run. All ranks pass the same values (@pre). Each built-in kernel has its own
 /// configuration; the common block — `sampling`, `test_node`, `on_point`, `stop`, `rounds` —
@@ -111,3 +110,7 @@ struct suite_config {
 };
 
 }  // namespace comet
+
+#if !defined(COMET_COMPILED)
+#include <comet/suite/config.ipp>
+#endif

@@ -6,6 +6,8 @@
 // its own MPI job calls `run_suite` with its own transport.
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/ops/ops.hpp>
@@ -37,11 +39,7 @@ public:
 };
 
 /// The descriptors of the suite's own kernels, in the thesis' order.
-inline const std::vector<kernel_descriptor>& suite_kernels() {
-    static const std::vector<kernel_descriptor> all =
-        std::apply([](const auto&... k) { return std::vector<kernel_descriptor>{k.descriptor...}; }, builtin_kernels());
-    return all;
-}
+COMET_DECL const std::vector<kernel_descriptor>& suite_kernels();
 
 /// The suite's descriptors followed by those of `extra` (kernels added by the caller).
 template <class... Run>
@@ -60,42 +58,19 @@ inline const kernel_descriptor* find_kernel(std::string_view name, std::span<con
 
 /// True for the kernels of the matrix component (they need a processor mesh: see
 /// kernels::has_processor_mesh).
-inline bool is_matrix_kernel(std::string_view name) {
-    return name == "update_guard" || name == "shift_matrix" || name == "transpose" || name == "row_broadcast" ||
-           name == "col_broadcast";
-}
+COMET_DECL bool is_matrix_kernel(std::string_view name);
 
 /// Checks that every requested kernel is described in `all`, once, and that there is at least
 /// one round; the message names the kernel or the value.
-inline void check_suite(const suite_config& cfg, std::span<const kernel_descriptor> all = suite_kernels()) {
-    if (cfg.rounds < 1) raise<invalid_argument>(-1, "suite: rounds ", cfg.rounds, " is below 1");
-    for (auto d = all.begin(); d != all.end(); ++d)
-        if (std::any_of(all.begin(), d, [&](const kernel_descriptor& e) { return e.name == d->name; }))
-            raise<invalid_argument>(-1, "kernel '", d->name, "' is described twice");
-    for (const auto& name : cfg.kernels) {
-        if (find_kernel(name, all)) continue;
-        std::string known;
-        for (const auto& d : all) known += (known.empty() ? "" : ", ") + d.name;
-        raise<invalid_argument>(-1, "unknown kernel '", name, "' (available: ", known, ")");
-    }
-}
+COMET_DECL void check_suite(const suite_config& cfg, std::span<const kernel_descriptor> all = suite_kernels());
 
 /// What `kernel` needs that a group of `nodes` ranks lacks ("needs at least 4 ranks"), or
 /// nothing if it can run there (or is not described in `all`).
-inline std::optional<std::string> suite_skip_reason(std::string_view kernel, int nodes,
-                                                    std::span<const kernel_descriptor> all = suite_kernels()) {
-    const kernel_descriptor* d = find_kernel(kernel, all);
-    return d ? d->skip_reason(nodes) : std::nullopt;
-}
+COMET_DECL std::optional<std::string> suite_skip_reason(std::string_view kernel, int nodes,
+                                                        std::span<const kernel_descriptor> all = suite_kernels());
 
 /// The number of points run_suite will measure on a group of `nodes` ranks (for progress).
-inline std::size_t suite_points(const suite_config& cfg, int nodes, std::span<const kernel_descriptor> all = suite_kernels()) {
-    std::size_t points = 0;
-    for (const auto& name : cfg.kernels)
-        if (const kernel_descriptor* d = find_kernel(name, all); d && !d->skip_reason(nodes) && d->points)
-            points += d->points(cfg, nodes);
-    return points;
-}
+COMET_DECL std::size_t suite_points(const suite_config& cfg, int nodes, std::span<const kernel_descriptor> all = suite_kernels());
 
 /// Adds `round`, a further pass over the points already in `into`, to `into`: each point's
 /// samples (and overheads) after those of its earlier rounds, with the round's count of samples
@@ -104,51 +79,13 @@ inline std::size_t suite_points(const suite_config& cfg, int nodes, std::span<co
 /// a record. A point `into` lacks (none, unless a round stopped short) is added as it is. The
 /// params, values, first round's iterations and stop reason stay the first round's; notes are
 /// kept once each.
-inline void add_round(result_set& into, const result_set& round) {
-    const bool first = into.records.empty();
-    for (std::size_t i = 0; i < round.records.size(); ++i) {
-        const record& r = round.records[i];
-        record* at = nullptr;
-        if (!first) {
-            // The same config measures the same points in the same order: look there first.
-            const std::string name = point_name(r);
-            if (i < into.records.size() && point_name(into.records[i]) == name) at = &into.records[i];
-            for (std::size_t j = 0; !at && j < into.records.size(); ++j)
-                if (point_name(into.records[j]) == name) at = &into.records[j];
-        }
-        if (!at) {
-            into.records.push_back(r);
-            into.records.back().rounds = {{r.samples.size(), r.iterations}};
-            continue;
-        }
-        if (at->overheads.size() == at->samples.size() && r.overheads.size() == r.samples.size())
-            at->overheads.insert(at->overheads.end(), r.overheads.begin(), r.overheads.end());
-        else
-            at->overheads.clear();
-        const std::size_t offset = at->samples.size();
-        at->samples.insert(at->samples.end(), r.samples.begin(), r.samples.end());
-        for (const auto& x : r.invalid) at->invalid.push_back({offset + x.index, x.why});
-        for (const auto& [why, n] : r.dropped) add_dropped(*at, why, n);
-        for (const auto& f : r.flags) add_flag(*at, f.what, f.why);
-        at->rounds.push_back({r.samples.size(), r.iterations});
-        for (const auto& n : r.notes)
-            if (std::find(at->notes.begin(), at->notes.end(), n) == at->notes.end()) at->notes.push_back(n);
-    }
-    // A round that kept no sample of a point is no round of it.
-    for (auto& r : into.records) std::erase_if(r.rounds, [](const round_count& c) { return c.samples == 0; });
-}
+COMET_DECL void add_round(result_set& into, const result_set& round);
 
 /// `cfg` as the rounds after the first measure it: without the kernels whose records describe
 /// one run (kernel_descriptor::one_run: the NIST applications, clock sync, the windowed and
 /// nonblocking collectives), which the first round alone measures. Their records keep one
 /// round, and `comet compare` tests them on their samples (and says so).
-inline suite_config suite_later_rounds(suite_config cfg, std::span<const kernel_descriptor> all = suite_kernels()) {
-    std::erase_if(cfg.kernels, [&](const std::string& name) {
-        const kernel_descriptor* d = find_kernel(name, all);
-        return d && d->one_run;
-    });
-    return cfg;
-}
+COMET_DECL suite_config suite_later_rounds(suite_config cfg, std::span<const kernel_descriptor> all = suite_kernels());
 
 namespace detail {
 
@@ -225,39 +162,20 @@ result_set run_suite(T& t, const suite_config& cfg = {}, const kernel<Run>&... e
 /// slow-downs and overlap gains, each read with its kernel's figure statistic. What cannot be
 /// derived (too few sizes or group sizes) becomes a note in `r.notes`, saying what to run
 /// instead.
-inline void analyse(report& r, std::span<const kernel_descriptor> all, const analysis_options& opt = {}) {
-    for (const auto& d : all) {
-        if (r.results.of(d.name).empty()) continue;
-        for (const auto& a : d.analyses)
-            if (a) a(r, d, opt);
-    }
-}
+COMET_DECL void analyse(report& r, std::span<const kernel_descriptor> all, const analysis_options& opt = {});
 
-inline void analyse(report& r, const analysis_options& opt = {}) { analyse(r, suite_kernels(), opt); }
+COMET_DECL void analyse(report& r, const analysis_options& opt = {});
 
 /// The plots of `all`, each name once, in the descriptors' order.
-inline std::vector<plot_description> suite_plots(std::span<const kernel_descriptor> all = suite_kernels()) {
-    std::vector<plot_description> out;
-    for (const auto& d : all)
-        for (const auto& p : d.plots)
-            if (std::none_of(out.begin(), out.end(), [&](const plot_description& q) { return q.name == p.name; }))
-                out.push_back(p);
-    return out;
-}
+COMET_DECL std::vector<plot_description> suite_plots(std::span<const kernel_descriptor> all = suite_kernels());
 
 /// The shapes of `all` (the thesis' about the suite's kernels, and any a caller's kernel
 /// brings): the thesis' in the order of its catalogue (analysis/thesis.hpp, the order its
 /// summary has always had), then the others in the descriptors' order.
-inline std::vector<thesis_shape> suite_shapes(std::span<const kernel_descriptor> all = suite_kernels()) {
-    std::vector<thesis_shape> out;
-    for (const auto& d : all) out.insert(out.end(), d.shapes.begin(), d.shapes.end());
-    const auto& catalogue = thesis_shapes();
-    const auto rank = [&](const thesis_shape& s) {
-        const auto at = std::find_if(catalogue.begin(), catalogue.end(), [&](const thesis_shape& c) { return c.key == s.key; });
-        return at - catalogue.begin();
-    };
-    std::stable_sort(out.begin(), out.end(), [&](const thesis_shape& a, const thesis_shape& b) { return rank(a) < rank(b); });
-    return out;
-}
+COMET_DECL std::vector<thesis_shape> suite_shapes(std::span<const kernel_descriptor> all = suite_kernels());
 
 }  // namespace comet
+
+#if !defined(COMET_COMPILED)
+#include <comet/suite/suite.ipp>
+#endif

@@ -60,6 +60,8 @@
 // `ops::allreduce_max` (the totals every rank reports); neither counts in the sync time.
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
@@ -157,19 +159,7 @@ struct sync_end {
     std::uint64_t exchanges;
 };
 
-inline void check_sync_config(int rank, const sync_config& c) {
-    if (c.scheme != sync_scheme::linear && c.scheme != sync_scheme::log_p)
-        raise<invalid_argument>(rank, "sync_clocks: scheme ", to_string(c.scheme),
-                                " is not a synchronisation scheme; ask for linear or log_p");
-    if (c.patience < 1) raise<invalid_argument>(rank, "sync_clocks: patience (N) must be at least 1, got ", c.patience);
-    if (c.max_exchanges <= c.warmup)
-        raise<invalid_argument>(rank, "sync_clocks: max_exchanges ", c.max_exchanges, " leaves no exchange after the ",
-                                c.warmup, " of warm-up");
-    if (!std::isfinite(c.assumed_drift) || c.assumed_drift < 0.0 || c.assumed_drift >= 1.0)
-        raise<invalid_argument>(rank, "sync_clocks: assumed_drift ", c.assumed_drift, " must be in [0, 1)");
-    if (c.tag < 0 || c.tag > max_tag)
-        raise<invalid_argument>(rank, "sync_clocks: tag ", c.tag, " is outside 0..", max_tag);
-}
+COMET_DECL void check_sync_config(int rank, const sync_config& c);
 
 /// The client's half of a pair: ping-pong with `server` until the stopping rule holds.
 template <transport T>
@@ -227,9 +217,7 @@ sync_end serve_offset(T& t, int client, const sync_config& c) {
     }
 }
 
-inline clock_offset_estimate estimate_of(const sync_end& e) {
-    return {e.client_time, e.server_time, e.round_trip, static_cast<std::size_t>(e.exchanges)};
-}
+COMET_DECL clock_offset_estimate estimate_of(const sync_end& e);
 
 /// This rank's part of a group sync so far.
 struct sync_state {
@@ -348,3 +336,7 @@ sync_result sync_clocks(T& t, const sync_config& c = {}) {
 }
 
 }  // namespace comet
+
+#if !defined(COMET_COMPILED)
+#include <comet/timing/sync.ipp>
+#endif

@@ -10,6 +10,8 @@
 // 4.1) lives in mesh.hpp.
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/core/errors.hpp>
 
 #include <bit>
@@ -46,11 +48,7 @@ constexpr std::uint64_t low_bits(int hops) noexcept {
     return hops == 0 ? 0 : (~std::uint64_t{0} >> (64 - hops));
 }
 
-inline void check_group(const char* who, int node, int nodes) {
-    if (nodes < 1) raise<invalid_argument>(-1, who, ": a group needs at least 1 node, not ", nodes);
-    if (node < 0 || node >= nodes)
-        raise<invalid_argument>(-1, who, ": node ", node, " is outside the ", nodes, " nodes [0, ", nodes, ")");
-}
+COMET_DECL void check_group(const char* who, int node, int nodes);
 
 }  // namespace detail
 
@@ -66,20 +64,7 @@ inline void check_group(const char* who, int node, int nodes) {
 /// @code
 ///   int partner = comet::hop_node(t.rank(), 2, t.size());   // rank 0 of 16 -> 3
 /// @endcode
-inline int hop_node(int node, int hops, int nodes) {
-    detail::check_group("hop_node", node, nodes);
-    if (hops < 0) raise<invalid_argument>(-1, "hop_node: hop count ", hops, " is negative");
-    // Past 62 hops the result does not even fit the 64-bit arithmetic below; no int-numbered
-    // group (at most 2^31 nodes, so at most 31 meaningful hops) reaches it anyway.
-    if (hops > 62)
-        raise<invalid_argument>(-1, "hop_node: ", hops, " hops from node ", node, " leave the ", nodes,
-                                " nodes (no group of int-numbered nodes spans more than 31 hops)");
-    const std::uint64_t result = static_cast<std::uint64_t>(node) ^ detail::low_bits(hops);
-    if (result >= static_cast<std::uint64_t>(nodes))
-        raise<invalid_argument>(-1, "hop_node: ", hops, " hops from node ", node, " reach node ", result,
-                                ", outside the ", nodes, " nodes");
-    return static_cast<int>(result);
-}
+COMET_DECL int hop_node(int node, int hops, int nodes);
 
 /// The largest `h` >= 0 for which `hop_node(node, h, nodes)` is valid; on a 2^d cube that is d
 /// for every node. In a group that is not a power of two the valid hop counts need not be
@@ -87,15 +72,7 @@ inline int hop_node(int node, int hops, int nodes) {
 /// `max_hops` is an upper bound for a loop over hop counts, not a promise that every smaller
 /// count works; such a loop must still be ready for `hop_node` to refuse.
 /// @throws invalid_argument for `nodes` < 1 or `node` outside [0, nodes).
-inline int max_hops(int node, int nodes) {
-    detail::check_group("max_hops", node, nodes);
-    // Flipping a bit at or above bit_width(nodes - 1) lands at or beyond the next power of two,
-    // so only h <= bit_width(nodes - 1) can be valid.
-    const int limit = static_cast<int>(std::bit_width(static_cast<std::uint32_t>(nodes - 1)));
-    for (int h = limit; h > 0; --h)
-        if ((static_cast<std::uint64_t>(node) ^ detail::low_bits(h)) < static_cast<std::uint64_t>(nodes)) return h;
-    return 0;
-}
+COMET_DECL int max_hops(int node, int nodes);
 
 /// A binary hypercube of 2^d nodes: node numbers are d-bit addresses, and two nodes are linked
 /// when their addresses differ in exactly one bit (the "dimension" of that link). This is the
@@ -210,3 +187,7 @@ private:
 };
 
 }  // namespace comet
+
+#if !defined(COMET_COMPILED)
+#include <comet/topology/hypercube.ipp>
+#endif

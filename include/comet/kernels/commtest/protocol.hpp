@@ -18,6 +18,8 @@
 // that operation is not even instantiated for `T`, and the kernel reports "not supported".
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/core/concepts.hpp>
 
 #include <array>
@@ -44,35 +46,10 @@ constexpr bool is_valid(protocol p) noexcept {
     return (p.ordered == 0 && p.variant >= 0 && p.variant <= 9) || (p.ordered == 1 && p.variant >= 0 && p.variant <= 10);
 }
 
-inline std::string to_string(protocol p) {
-    std::string out = "(";
-    out += std::to_string(p.ordered);
-    out += ',';
-    out += std::to_string(p.variant);
-    out += ')';
-    return out;
-}
+COMET_DECL std::string to_string(protocol p);
 
 /// "(0,3)" (spaces allowed around the numbers) to a protocol of the seed, or nothing.
-inline std::optional<protocol> parse_protocol(std::string_view text) {
-    const auto trim = [](std::string_view s) {
-        while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-        while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-        return s;
-    };
-    text = trim(text);
-    if (text.size() < 5 || text.front() != '(' || text.back() != ')') return std::nullopt;
-    text = text.substr(1, text.size() - 2);
-    const auto comma = text.find(',');
-    if (comma == std::string_view::npos) return std::nullopt;
-    protocol p;
-    for (auto [part, into] : {std::pair{trim(text.substr(0, comma)), &p.ordered}, std::pair{trim(text.substr(comma + 1)), &p.variant}}) {
-        const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), *into);
-        if (ec != std::errc{} || end != part.data() + part.size() || part.empty()) return std::nullopt;
-    }
-    if (!is_valid(p)) return std::nullopt;
-    return p;
-}
+COMET_DECL std::optional<protocol> parse_protocol(std::string_view text);
 
 /// The seed's name of a protocol.
 constexpr std::string_view name_of(protocol p) noexcept {
@@ -185,3 +162,7 @@ std::string unsupported_reason(protocol p) {
 }
 
 }  // namespace comet::kernels::commtest
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/commtest/protocol.ipp>
+#endif

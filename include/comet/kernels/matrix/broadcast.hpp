@@ -14,6 +14,8 @@
 // Figure 4.4 addresses the receivers as `i*proc_dim1 + node_col`, which holds for a row-major
 // numbering only; comet asks the mesh (`node_at`), so the Gray-code layout works too.
 #pragma once
+
+#include <comet/core/compiled.hpp>
 // Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
 #define COMET_KERNELS_MATRIX_BROADCAST
 
@@ -32,13 +34,8 @@ namespace comet::kernels {
 
 namespace detail {
 
-inline void check_broadcast_index(int rank, std::string_view who, const char* what, std::int64_t index,
-                                  std::int64_t count, const distributed_matrix& m) {
-    if (index < 0 || index >= count)
-        raise<invalid_argument>(rank, who, ": ", what, " ", index, " is outside the ", count, " global ", what,
-                                "s of a ", m.mesh().rows(), " x ", m.mesh().cols(), " mesh of ", m.dim(), " x ",
-                                m.dim(), " blocks");
-}
+COMET_DECL void check_broadcast_index(int rank, std::string_view who, const char* what, std::int64_t index,
+                                      std::int64_t count, const distributed_matrix& m);
 
 }  // namespace detail
 
@@ -170,3 +167,7 @@ result_set col_broadcast(T& t, const matrix_config& cfg = {}) {
 }
 
 }  // namespace comet::kernels
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/matrix/broadcast.ipp>
+#endif

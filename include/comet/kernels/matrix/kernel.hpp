@@ -22,6 +22,8 @@
 // The kernels themselves are in update_guard.hpp, shift.hpp, transpose.hpp and broadcast.hpp.
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/core/concepts.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/core/errors.hpp>
@@ -48,7 +50,7 @@ namespace comet::kernels {
 /// to 256×256 blocks (local matrices of 520 KiB, bandwidth bound), evenly enough spaced that the
 /// linear (update_guard, broadcasts) and quadratic (shift, transpose) growth the thesis observed
 /// in figures 5.13–5.16 shows.
-inline std::vector<int> default_matrix_dims() { return {4, 8, 16, 32, 64, 96, 128, 160, 192, 224, 256}; }
+COMET_DECL std::vector<int> default_matrix_dims();
 
 /// Configuration of the matrix kernels. All ranks pass the same values (@pre).
 struct matrix_config {
@@ -75,12 +77,7 @@ struct matrix_config {
 
 /// The number of records `kernel` (update_guard, shift_matrix, transpose, row_broadcast,
 /// col_broadcast) returns for `cfg` (for progress displays); 0 for another name.
-inline std::size_t matrix_kernel_points(std::string_view kernel, const matrix_config& cfg) {
-    if (kernel == "shift_matrix") return cfg.dims.size() * cfg.directions.size();
-    if (kernel == "update_guard" || kernel == "transpose" || kernel == "row_broadcast" || kernel == "col_broadcast")
-        return cfg.dims.size();
-    return 0;
-}
+COMET_DECL std::size_t matrix_kernel_points(std::string_view kernel, const matrix_config& cfg);
 
 namespace detail {
 
@@ -136,11 +133,11 @@ void matrix_point(T& t, const matrix_config& cfg, distributed_matrix& m, record 
 }
 
 /// A record of `kernel` for block dimension `dim` on `nodes` ranks: params {matrix_dim, nodes}.
-inline record matrix_record(std::string_view kernel, int dim, int nodes) {
-    record rec{std::string(kernel), params{}, {}};
-    rec.params.set("matrix_dim", dim).set("nodes", nodes);
-    return rec;
-}
+COMET_DECL record matrix_record(std::string_view kernel, int dim, int nodes);
 
 }  // namespace detail
 }  // namespace comet::kernels
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/matrix/kernel.ipp>
+#endif

@@ -14,6 +14,8 @@
 // Holds the values and their decoding only; the matrix that carries them is distributed.hpp.
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/core/errors.hpp>
 
 #include <charconv>
@@ -49,11 +51,7 @@ namespace detail {
 
 /// `v` in the shortest form that reads back as the same double, so that a value one bit off
 /// prints differently from the one expected (335544323 against 335544323.00000006).
-inline std::string matrix_number(double v) {
-    char buf[64];
-    const auto res = std::to_chars(buf, buf + sizeof buf, v);
-    return std::string(buf, res.ptr);
-}
+COMET_DECL std::string matrix_number(double v);
 
 }  // namespace detail
 
@@ -63,21 +61,11 @@ inline std::string matrix_number(double v) {
 /// @code
 ///   comet::kernels::describe_matrix_value(comet::kernels::matrix_element_value(3, 5), 4, 4, 8, 8);  // "global element (3, 5)"
 /// @endcode
-inline std::string describe_matrix_value(double v, int dim, int nodes, std::int64_t global_rows,
-                                         std::int64_t global_cols) {
-    if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) > 9007199254740992.0) return "no setup value";
-    if (v > 0) {
-        const auto k = static_cast<std::int64_t>(v) - 1;
-        const std::int64_t row = k / matrix_max_global_dim, col = k % matrix_max_global_dim;
-        if (row < global_rows && col < global_cols) return comet::detail::concat("global element (", row, ", ", col, ")");
-    } else if (v < 0) {
-        const std::int64_t side = std::int64_t{dim} + 2;
-        const auto k = static_cast<std::int64_t>(-v) - 1;
-        const std::int64_t node = k / (side * side), i = k % (side * side) / side, j = k % side;
-        const bool border = i == 0 || j == 0 || i == side - 1 || j == side - 1;
-        if (node < nodes && border) return comet::detail::concat("guard cell (", i, ", ", j, ") of rank ", node);
-    }
-    return "no setup value";
-}
+COMET_DECL std::string describe_matrix_value(double v, int dim, int nodes, std::int64_t global_rows,
+                                             std::int64_t global_cols);
 
 }  // namespace comet::kernels
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/matrix/setup.ipp>
+#endif

@@ -14,6 +14,8 @@
 // the experiment; the tracing costs a clock reading or two per message (bench_tracing), and its
 // collection happens after the run.
 #pragma once
+
+#include <comet/core/compiled.hpp>
 // Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
 #define COMET_KERNELS_NIST_STUDY
 
@@ -69,32 +71,10 @@ struct study_config {
 
 namespace detail {
 
-inline void check_study(int rank, int p, application app, const study_config& cfg) {
-    const std::string_view name = to_string(app);
-    if (cfg.settings.empty()) raise<invalid_argument>(rank, name, ": no setting given (cm, cp)");
-    if (cfg.dilations.empty()) raise<invalid_argument>(rank, name, ": no dilation factor given");
-    for (double d : cfg.dilations)
-        if (!(d >= 1.0 && d <= 1e6)) raise<invalid_argument>(rank, name, ": dilation factor ", d, " is outside 1..1e6");
-    if (cfg.trials == 0 || cfg.trials > 1000) raise<invalid_argument>(rank, name, ": trials = ", cfg.trials, " is outside 1..1000");
-    if (cfg.test_node < 0 || cfg.test_node >= p)
-        raise<invalid_argument>(rank, name, ": test node ", cfg.test_node, " is outside 0..", p - 1);
-}
+COMET_DECL void check_study(int rank, int p, application app, const study_config& cfg);
 
 /// Room in the trace for one run's messages, so that it rarely grows inside the run.
-inline std::size_t expected_events(application app, int p, const study_config& cfg, setting s) {
-    switch (app) {
-    case application::ring: {
-        const ring_config c = cfg.ring ? cfg.ring(s) : ring_setting(s);
-        return static_cast<std::size_t>(c.messages) * static_cast<std::size_t>(p) * 2 + 256;
-    }
-    case application::mesh: {
-        const mesh_config c = cfg.mesh ? cfg.mesh(s) : mesh_setting(s);
-        return static_cast<std::size_t>(c.steps) * 4 + 256;
-    }
-    case application::rc: break;
-    }
-    return std::size_t{1} << 14;
-}
+COMET_DECL std::size_t expected_events(application app, int p, const study_config& cfg, setting s);
 
 /// One traced run of `app` at factor `d` on every rank: this rank's decomposition and result.
 template <transport T>
@@ -116,25 +96,13 @@ std::pair<delay_decomposition, application_result> traced_run(T& t, application 
 /// The fields of a decomposition, and the application's own counts of the data and control
 /// messages it sent, as doubles, for one gather.
 inline constexpr std::size_t decomposition_fields = 13;
-inline std::array<double, decomposition_fields> pack(const delay_decomposition& d, const application_result& r) {
-    return {d.elapsed, d.user, d.logical, d.physical, d.overhead, static_cast<double>(d.received),
-            static_cast<double>(d.logical_messages), d.max_logical, static_cast<double>(d.sent),
-            static_cast<double>(d.retransmissions), d.retransmissions_known ? 1.0 : 0.0,
-            static_cast<double>(r.messages_sent), static_cast<double>(r.control_sent)};
-}
+COMET_DECL std::array<double, decomposition_fields> pack(const delay_decomposition& d, const application_result& r);
 /// One rank's gathered fields: its decomposition and its application's message counts.
 struct unpacked {
     delay_decomposition decomposition;
     std::uint64_t data_messages = 0, control_messages = 0;
 };
-inline unpacked unpack(std::span<const double> v) {
-    delay_decomposition d;
-    d.elapsed = v[0], d.user = v[1], d.logical = v[2], d.physical = v[3], d.overhead = v[4];
-    d.received = static_cast<std::size_t>(v[5]), d.logical_messages = static_cast<std::size_t>(v[6]);
-    d.max_logical = v[7], d.sent = static_cast<std::size_t>(v[8]);
-    d.retransmissions = static_cast<std::uint64_t>(v[9]), d.retransmissions_known = v[10] != 0.0;
-    return {d, static_cast<std::uint64_t>(v[11]), static_cast<std::uint64_t>(v[12])};
-}
+COMET_DECL unpacked unpack(std::span<const double> v);
 
 }  // namespace detail
 
@@ -263,3 +231,7 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
 }
 
 }  // namespace comet::kernels::nist
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/nist/kernel.ipp>
+#endif

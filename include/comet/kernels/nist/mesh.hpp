@@ -10,6 +10,8 @@
 // neighbour is a hypercube neighbour ("the mesh is mapped perfectly so that its logical structure
 // matches the underlying physical structure"); other squares use row-major order.
 #pragma once
+
+#include <comet/core/compiled.hpp>
 // Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
 #define COMET_KERNELS_NIST_MESH
 
@@ -64,15 +66,7 @@ inline constexpr std::size_t mesh_header_bytes = 32;
 ///                  -> 4 a datum: the 1 of the grain + 3 of bookkeeping;
 ///   CP (table A4): U_1 = 21.91 s / (50 x 640 = 32,000 items) = 684.7 us = 176.7 operations
 ///                  -> 177 a datum: the 160 of the grain + 17.
-inline mesh_config mesh_setting(setting s) {
-    mesh_config c;
-    if (s == setting::cp) {
-        c.steps = 50;
-        c.work_per_datum = 160;
-        c.bookkeeping_per_datum = 17;
-    }
-    return c;
-}
+COMET_DECL mesh_config mesh_setting(setting s);
 
 namespace detail {
 
@@ -206,3 +200,7 @@ application_result mesh(T& t, const mesh_config& cfg = {}) {
 }
 
 }  // namespace comet::kernels::nist
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/nist/mesh.ipp>
+#endif

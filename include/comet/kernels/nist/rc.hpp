@@ -21,6 +21,8 @@
 // 0 and the counts sum to zero; it then tells every other node to stop. Correct for any message
 // delays and orders; a round that fails starts another.
 #pragma once
+
+#include <comet/core/compiled.hpp>
 // Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
 #define COMET_KERNELS_NIST_RC
 
@@ -92,14 +94,7 @@ inline constexpr std::size_t rc_header_bytes = 32;
 /// The tables do not say why CM's datum cost more than CP's; CM dispatches 45 times as often,
 /// and what a dispatch cost the program (choosing a share, building the message) is in its U
 /// too. Each setting takes its own table's figure, spread over the items.
-inline rc_config rc_setting(setting s) {
-    rc_config c;
-    if (s == setting::cp) {
-        c.dispatch_frequency = 17430;
-        c.bookkeeping_per_datum = 12;
-    }
-    return c;
-}
+COMET_DECL rc_config rc_setting(setting s);
 
 namespace detail {
 
@@ -415,3 +410,7 @@ application_result rc(T& t, const rc_config& cfg = {}) {
 }
 
 }  // namespace comet::kernels::nist
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/nist/rc.ipp>
+#endif

@@ -12,6 +12,8 @@
 // (the seed: "all communications are between physically neighboring nodes"); other group sizes
 // use rank order.
 #pragma once
+
+#include <comet/core/compiled.hpp>
 // Tells comet/compiled/<transport>.hpp that this kernel's declaration is in: see there.
 #define COMET_KERNELS_NIST_RING
 
@@ -69,15 +71,7 @@ inline constexpr std::size_t ring_header_bytes = 40;
 ///   CP (table A2): U_1 = 24.68 s / (20 x 16 x 128 = 40,960 items) = 602.5 us = 155.5 operations
 ///                  -> 155 a datum: the 100 of the grain + 55 (the seed's multiplications took
 ///                  about 6.0 us each, not 3.875; the difference is charged here).
-inline ring_config ring_setting(setting s) {
-    ring_config c;
-    if (s == setting::cp) {
-        c.messages = 20;
-        c.work_per_datum = 100;
-        c.bookkeeping_per_datum = 55;
-    }
-    return c;
-}
+COMET_DECL ring_config ring_setting(setting s);
 
 namespace detail {
 
@@ -314,3 +308,7 @@ application_result ring(T& t, const ring_config& cfg = {}) {
 }
 
 }  // namespace comet::kernels::nist
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/nist/ring.ipp>
+#endif

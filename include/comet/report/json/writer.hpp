@@ -11,6 +11,8 @@
 // and report/json/) and the Google-Benchmark-compatible JSON (report/gbench.hpp).
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -25,68 +27,13 @@ namespace comet::detail::json {
 /// Appends `s` as a JSON string literal: quote and backslash escaped, control characters as
 /// \u00XX, and any byte sequence that is not valid UTF-8 replaced by \ufffd (JSON text must be
 /// UTF-8, and a host name or command line is not guaranteed to be).
-inline void write_string(std::ostream& os, std::string_view s) {
-    static constexpr char hex[] = "0123456789abcdef";
-    os << '"';
-    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-    for (std::size_t i = 0; i < s.size();) {
-        const unsigned char c = byte(i);
-        if (c == '"' || c == '\\') {
-            os << '\\' << static_cast<char>(c);
-            ++i;
-        } else if (c < 0x20 || c == 0x7f) {
-            os << "\\u00" << hex[c >> 4] << hex[c & 0xf];
-            ++i;
-        } else if (c < 0x80) {
-            os << static_cast<char>(c);
-            ++i;
-        } else {
-            // Length and the allowed range of the second byte, per RFC 3629 (no overlongs, no
-            // surrogates, nothing above U+10FFFF).
-            std::size_t len = 0;
-            unsigned char lo = 0x80, hi = 0xbf;
-            if (c >= 0xc2 && c <= 0xdf) len = 2;
-            else if (c >= 0xe0 && c <= 0xef) {
-                len = 3;
-                if (c == 0xe0) lo = 0xa0;
-                if (c == 0xed) hi = 0x9f;
-            } else if (c >= 0xf0 && c <= 0xf4) {
-                len = 4;
-                if (c == 0xf0) lo = 0x90;
-                if (c == 0xf4) hi = 0x8f;
-            }
-            bool ok = len > 0 && i + len <= s.size();
-            for (std::size_t k = 1; ok && k < len; ++k) {
-                const unsigned char b = byte(i + k);
-                ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xbf);
-            }
-            if (ok) {
-                os.write(s.data() + i, static_cast<std::streamsize>(len));
-                i += len;
-            } else {
-                os << "\\ufffd";
-                ++i;
-            }
-        }
-    }
-    os << '"';
-}
+COMET_DECL void write_string(std::ostream& os, std::string_view s);
 
 /// Appends `v` with the fewest digits that read back to the same double; `null` when not finite.
 /// Plain notation for magnitudes in [1e-4, 1e16) and exponent notation outside it (Python's
 /// repr rule): 0.0001 and 2500000 read better than 1e-04 and 2.5e+06, which plain to_chars
 /// would pick for being one character shorter.
-inline void write_number(std::ostream& os, double v) {
-    if (!std::isfinite(v)) {
-        os << "null";
-        return;
-    }
-    char buf[400];  // fixed notation of a value just under 1e16 needs 17 digits; subnormals use exponents
-    const double a = std::fabs(v);
-    const auto fmt = (a == 0.0 || (a >= 1e-4 && a < 1e16)) ? std::chars_format::fixed : std::chars_format::scientific;
-    const auto res = std::to_chars(buf, buf + sizeof buf, v, fmt);
-    os.write(buf, res.ptr - buf);
-}
+COMET_DECL void write_number(std::ostream& os, double v);
 
 template <class I>
     requires std::is_integral_v<I>
@@ -203,3 +150,7 @@ private:
 };
 
 }  // namespace comet::detail::json
+
+#if !defined(COMET_COMPILED)
+#include <comet/report/json/writer.ipp>
+#endif

@@ -8,6 +8,8 @@
 // Part of the threads transport: include comet/transport/threads.hpp.
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/core/errors.hpp>
 #include <comet/core/function_ref.hpp>
 #include <comet/transport/threads/transport.hpp>
@@ -27,35 +29,7 @@ namespace comet::threads {
 namespace detail {
 
 /// Runs `body` on `ranks` threads and rethrows the first failure.
-inline void run_ranks(int ranks, const options& opt, function_ref<void(transport&)> body) {
-    if (ranks < 1) raise<invalid_argument>(-1, "threads::run: ", ranks, " ranks; need at least 1");
-    world w(ranks, opt);
-    const std::vector<int> cpus = placement(ranks, opt);
-    const std::vector<int> allowed = cpus.empty() ? std::vector<int>{} : usable_cpus();
-    const auto rank_main = [&](int r) {
-        if (!cpus.empty()) start_on_cpu(cpus[static_cast<std::size_t>(r)], allowed);
-        {
-            transport t(w, r);
-            try {
-                body(t);
-            } catch (...) {
-                w.fail(r, std::current_exception());
-            }
-        }
-        w.finish(r);
-    };
-    std::vector<std::thread> threads;
-    threads.reserve(static_cast<std::size_t>(ranks));
-    try {
-        for (int r = 0; r < ranks; ++r) threads.emplace_back(rank_main, r);
-    } catch (...) {
-        // The ranks already running may wait for those never started: stop them.
-        w.fail(static_cast<int>(threads.size()), std::current_exception());
-        for (int r = static_cast<int>(threads.size()); r < ranks; ++r) w.finish(r);
-    }
-    for (auto& th : threads) th.join();
-    if (auto e = w.failure()) std::rethrow_exception(e);
-}
+COMET_DECL void run_ranks(int ranks, const options& opt, function_ref<void(transport&)> body);
 
 }  // namespace detail
 
@@ -83,3 +57,7 @@ auto run(int ranks, F&& fn, const options& opt = {}) {
 }
 
 }  // namespace comet::threads
+
+#if !defined(COMET_COMPILED)
+#include <comet/transport/threads/run.ipp>
+#endif

@@ -20,6 +20,8 @@
 // any of them: every rank raises `deadlock_error` with the same report.
 #pragma once
 
+#include <comet/core/compiled.hpp>
+
 #include <comet/core/errors.hpp>
 #include <comet/transport/threads/channel.hpp>
 #include <comet/transport/threads/sleep.hpp>
@@ -76,44 +78,16 @@ struct options {
 namespace detail {
 
 /// The CPUs this process may run on, in order (empty where that cannot be asked).
-inline std::vector<int> usable_cpus() {
-    std::vector<int> cpus;
-#if defined(__linux__)
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (::sched_getaffinity(0, sizeof set, &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set)) cpus.push_back(c);
-#endif
-    return cpus;
-}
+COMET_DECL std::vector<int> usable_cpus();
 
 /// The CPU each of `ranks` ranks starts on under `opt` (rank r: element r), or nothing when
 /// they are left where they start (`pin` off, more ranks than usable CPUs, or no way to ask).
-inline std::vector<int> placement(int ranks, const options& opt) {
-    std::vector<int> cpus = opt.pin ? usable_cpus() : std::vector<int>{};
-    if (ranks < 0 || static_cast<std::size_t>(ranks) > cpus.size()) return {};
-    cpus.resize(static_cast<std::size_t>(ranks));
-    return cpus;
-}
+COMET_DECL std::vector<int> placement(int ranks, const options& opt);
 
 /// Moves the calling thread to CPU `cpu` and leaves it free to run on any of `allowed` again
 /// (it stays where it was put until the scheduler has a reason to move it); false where it
 /// could not.
-inline bool start_on_cpu([[maybe_unused]] int cpu, [[maybe_unused]] const std::vector<int>& allowed) {
-#if defined(__linux__)
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    // Setting the calling thread's affinity migrates it before the call returns.
-    if (::pthread_setaffinity_np(::pthread_self(), sizeof set, &set) != 0) return false;
-    CPU_ZERO(&set);
-    for (int c : allowed) CPU_SET(c, &set);
-    return ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set) == 0;
-#else
-    return false;
-#endif
-}
+COMET_DECL bool start_on_cpu([[maybe_unused]] int cpu, [[maybe_unused]] const std::vector<int>& allowed);
 
 }  // namespace detail
 
@@ -137,31 +111,7 @@ struct wait_desc {
 /// it for size, which is quicker in every program that runs ranks. Nothing on a good path is:
 /// GCC takes a function that calls a cold one on every path for cold itself, and its callers
 /// after it (a user's function that calls `run`, timed code and all).
-[[gnu::cold]] inline std::string describe(const wait_desc& w) {
-    std::ostringstream os;
-    const auto from = [&](int peer) { return peer < 0 ? std::string("any rank") : "rank " + std::to_string(peer); };
-    const auto tag = [&](int t) { return t < 0 ? std::string("any tag") : "tag " + std::to_string(t); };
-    switch (w.op) {
-    case wait_op::none: os << "running"; break;
-    case wait_op::recv: os << "recv from " << from(w.peer) << " (" << tag(w.tag) << ", up to " << w.size << " bytes)"; break;
-    case wait_op::send: os << "send to rank " << w.peer << " (tag " << w.tag << ", " << w.size << " bytes)"; break;
-    case wait_op::ssend:
-        os << "ssend to rank " << w.peer << " (tag " << w.tag << ", " << w.size << " bytes), not yet received";
-        break;
-    case wait_op::rsend:
-        os << "rsend to rank " << w.peer << " (tag " << w.tag << ", " << w.size << " bytes), not yet received";
-        break;
-    case wait_op::wait_recv: os << "wait for irecv from " << from(w.peer) << " (" << tag(w.tag) << ")"; break;
-    case wait_op::wait_send:
-        os << "wait for isend to rank " << w.peer << " (tag " << w.tag << ", " << w.size << " bytes), not yet received";
-        break;
-    case wait_op::wait_all: os << "wait_all with " << w.count << " requests pending"; break;
-    case wait_op::barrier: os << "barrier"; break;
-    case wait_op::broadcast: os << "broadcast from root " << w.peer << " (" << w.size << " bytes)"; break;
-    case wait_op::allreduce: os << "allreduce_sum of " << w.size << " doubles"; break;
-    }
-    return os.str();
-}
+[[gnu::cold]] COMET_DECL std::string describe(const wait_desc& w);
 
 enum class sleep_state : std::uint32_t { awake, sleeping, counted };
 enum class stop_reason : std::uint32_t { none, failed, deadlock };
@@ -429,3 +379,7 @@ private:
 
 }  // namespace detail
 }  // namespace comet::threads
+
+#if !defined(COMET_COMPILED)
+#include <comet/transport/threads/world.ipp>
+#endif

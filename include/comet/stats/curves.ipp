@@ -1,0 +1,46 @@
+// comet/stats/curves.ipp — the definitions of comet/stats/curves.hpp's ordinary functions.
+// Included at the header's end when header-only; compiled once in the compiled part
+// (src/ordinary_*.cpp; comet/core/compiled.hpp).
+#pragma once
+
+#include <comet/stats/curves.hpp>
+
+namespace comet {
+namespace detail::growth {
+
+COMET_DECL params without(const params& p, std::initializer_list<std::string_view> names) {
+    params out;
+    for (const auto& [name, value] : p)
+        if (std::find(names.begin(), names.end(), name) == names.end()) out.set(name, value);
+    return out;
+}
+
+COMET_DECL std::vector<curve> curves(const result_set& results, std::string_view kernel, std::string_view x_param,
+                                     std::initializer_list<std::string_view> also_ignore) {
+    std::vector<curve> out;
+    for (const record* r : results.of(kernel)) {
+        const auto x = r->params.number(x_param);
+        if (!x || !usable(*r)) continue;
+        params key = without(r->params, {x_param});
+        if (also_ignore.size() != 0) key = without(key, also_ignore);
+        auto it = std::find_if(out.begin(), out.end(), [&](const curve& c) { return c.key == key; });
+        if (it == out.end()) it = out.insert(out.end(), curve{std::move(key), {}});
+        auto& s = it->by_x[*x];
+        const std::vector<double> valid = valid_samples(*r);
+        s.insert(s.end(), valid.begin(), valid.end());
+    }
+    return out;
+}
+
+COMET_DECL std::vector<growth_point> points_of(const curve& c, statistic s) {
+    std::vector<growth_point> pts;
+    for (const auto& [x, samples] : c.by_x) pts.push_back({x, statistic_of(samples, s)});
+    return pts;
+}
+
+COMET_DECL double median_of(std::vector<double> v) { return v.empty() ? nan : summarize(v).median; }
+
+COMET_DECL double max_of(const std::vector<double>& v) { return v.empty() ? nan : *std::max_element(v.begin(), v.end()); }
+
+}  // namespace detail::growth
+}  // namespace comet
