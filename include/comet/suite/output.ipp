@@ -37,12 +37,8 @@ COMET_DECL suite_files write_suite_report(const std::filesystem::path& dir, cons
     std::filesystem::create_directories(dir, ec);
     if (ec) raise<error>(-1, "cannot create ", dir.string(), ": ", ec.message());
     suite_files out;
-    const auto write = [&](const std::filesystem::path& name, const std::function<void(std::ostream&)>& body) {
+    const auto write = [&](std::string_view name, const std::function<void(std::ostream&)>& body) {
         const std::filesystem::path path = dir / name;
-        if (name.has_parent_path()) {
-            std::filesystem::create_directories(path.parent_path(), ec);
-            if (ec) raise<error>(-1, "cannot create ", path.parent_path().string(), ": ", ec.message());
-        }
         write_file_atomically(path, body);
         out.files.push_back(path);
     };
