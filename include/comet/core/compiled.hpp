@@ -13,6 +13,10 @@
 // working with nothing built, as Boost.Asio's separate compilation and nanobench's
 // implementation switch do.
 //
+// A member function moved to an .ipp is declared COMET_DECL in its class too: header-only it is
+// then inline from its first declaration, so a virtual one is no key function (whose class's
+// vtable, and all it names, every unit including the header would otherwise emit).
+//
 // A function whose .ipp definition is [[gnu::noinline]] is declared in its header without
 // COMET_DECL: GCC does not accept one declaration saying `inline` and another `noinline`.
 #pragma once

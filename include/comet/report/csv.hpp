@@ -105,31 +105,13 @@ COMET_DECL void write_table_csv(std::ostream& os, const derived_table& t);
 ///         is malformed or whose name another table has.
 class csv_reporter : public reporter {
 public:
-    explicit csv_reporter(std::filesystem::path dir) : dir_(std::move(dir)) {}
-    void add(const derived_table& t) override {
-        check_table(t);
-        if (std::find(tables_.begin(), tables_.end(), t.name) != tables_.end())
-            raise<invalid_argument>(-1, "derived table '", t.name, "': another table has that name (it names the table's file)");
-        tables_.push_back(t.name);
-        write(std::filesystem::path("tables") / (t.name + ".csv"), [&](std::ostream& os) { write_table_csv(os, t); });
-    }
-    void finish(const report& r) override {
-        write("results.csv", [&](std::ostream& os) { write_csv(os, r.results); });
-        write("fits.csv", [&](std::ostream& os) { write_fits_csv(os, r.fits); });
-        write("bandwidth.csv", [&](std::ostream& os) { write_bandwidth_csv(os, r.bandwidth); });
-        if (!r.commtest.empty()) write("commtest.csv", [&](std::ostream& os) { write_commtest_csv(os, r.commtest); });
-    }
+    COMET_DECL explicit csv_reporter(std::filesystem::path dir);
+    COMET_DECL void add(const derived_table& t) override;
+    COMET_DECL void finish(const report& r) override;
     const std::vector<std::filesystem::path>& files() const noexcept { return files_; }
 
 private:
-    void write(const std::filesystem::path& name, const std::function<void(std::ostream&)>& body) {
-        const std::filesystem::path path = dir_ / name;
-        std::error_code ec;
-        std::filesystem::create_directories(path.parent_path(), ec);
-        if (ec) raise<error>(-1, "cannot create ", path.parent_path().string(), ": ", ec.message());
-        write_file_atomically(path, body);
-        files_.push_back(path);
-    }
+    COMET_DECL void write(const std::filesystem::path& name, const std::function<void(std::ostream&)>& body);
     std::filesystem::path dir_;
     std::vector<std::string> tables_;
     std::vector<std::filesystem::path> files_;

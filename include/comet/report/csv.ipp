@@ -166,3 +166,33 @@ COMET_DECL void write_table_csv(std::ostream& os, const derived_table& t) {
 }
 
 }  // namespace comet
+
+namespace comet {
+
+COMET_DECL csv_reporter::csv_reporter(std::filesystem::path dir) : dir_(std::move(dir)) {}
+
+COMET_DECL void csv_reporter::add(const derived_table& t) {
+    check_table(t);
+    if (std::find(tables_.begin(), tables_.end(), t.name) != tables_.end())
+        raise<invalid_argument>(-1, "derived table '", t.name, "': another table has that name (it names the table's file)");
+    tables_.push_back(t.name);
+    write(std::filesystem::path("tables") / (t.name + ".csv"), [&](std::ostream& os) { write_table_csv(os, t); });
+}
+
+COMET_DECL void csv_reporter::finish(const report& r) {
+    write("results.csv", [&](std::ostream& os) { write_csv(os, r.results); });
+    write("fits.csv", [&](std::ostream& os) { write_fits_csv(os, r.fits); });
+    write("bandwidth.csv", [&](std::ostream& os) { write_bandwidth_csv(os, r.bandwidth); });
+    if (!r.commtest.empty()) write("commtest.csv", [&](std::ostream& os) { write_commtest_csv(os, r.commtest); });
+}
+
+COMET_DECL void csv_reporter::write(const std::filesystem::path& name, const std::function<void(std::ostream&)>& body) {
+    const std::filesystem::path path = dir_ / name;
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) raise<error>(-1, "cannot create ", path.parent_path().string(), ": ", ec.message());
+    write_file_atomically(path, body);
+    files_.push_back(path);
+}
+
+}  // namespace comet

@@ -39,38 +39,14 @@ struct plot_value {
     std::function<std::optional<double>(const record&)> of;
 
     /// The median sample in µs: "median time [µs]".
-    static plot_value median_time_us(std::string label = "median time [µs]") {
-        return {std::move(label), [](const record& r) -> std::optional<double> {
-                    if (!usable(r)) return std::nullopt;
-                    return summarize(r).median * 1e6;
-                }};
-    }
+    COMET_DECL static plot_value median_time_us(std::string label = "median time [µs]");
     /// The statistic `s` of the samples in µs: what a kernel's descriptor plots its figure with.
-    static plot_value time_us(statistic s, std::string label = {}) {
-        if (label.empty()) label = detail::concat(s == statistic::min ? "least" : to_string(s), " time [µs]");
-        return {std::move(label), [s](const record& r) -> std::optional<double> {
-                    if (!usable(r)) return std::nullopt;
-                    return statistic_of(r, s) * 1e6;
-                }};
-    }
+    COMET_DECL static plot_value time_us(statistic s, std::string label = {});
     /// The least sample in µs (the thesis' barrier figure 5.6 plots "the minimum time").
-    static plot_value min_time_us(std::string label = "least time [µs]") {
-        return {std::move(label), [](const record& r) -> std::optional<double> {
-                    if (!usable(r)) return std::nullopt;
-                    return summarize(r).min * 1e6;
-                }};
-    }
+    COMET_DECL static plot_value min_time_us(std::string label = "least time [µs]");
     /// `size` bytes over the median time, in MB/s (10^6 bytes per second, as the thesis'
     /// "2.5 MB/s"); records without a positive size or time are left out.
-    static plot_value bandwidth_mbs(std::string label = "bandwidth [MB/s]") {
-        return {std::move(label), [](const record& r) -> std::optional<double> {
-                    const auto size = r.params.number("size");
-                    if (!size || *size <= 0 || !usable(r)) return std::nullopt;
-                    const double median = summarize(r).median;
-                    if (!(median > 0)) return std::nullopt;
-                    return *size / median / 1e6;
-                }};
-    }
+    COMET_DECL static plot_value bandwidth_mbs(std::string label = "bandwidth [MB/s]");
 };
 
 /// One plot (or, with `per`, one plot per value of a parameter), described generically.

@@ -185,3 +185,39 @@ COMET_DECL std::vector<plot_data> collect_plots(const plot_description& d, const
 }
 
 }  // namespace comet
+
+namespace comet {
+
+COMET_DECL plot_value plot_value::median_time_us(std::string label) {
+    return {std::move(label), [](const record& r) -> std::optional<double> {
+                if (!usable(r)) return std::nullopt;
+                return summarize(r).median * 1e6;
+            }};
+}
+
+COMET_DECL plot_value plot_value::time_us(statistic s, std::string label) {
+    if (label.empty()) label = detail::concat(s == statistic::min ? "least" : to_string(s), " time [µs]");
+    return {std::move(label), [s](const record& r) -> std::optional<double> {
+                if (!usable(r)) return std::nullopt;
+                return statistic_of(r, s) * 1e6;
+            }};
+}
+
+COMET_DECL plot_value plot_value::min_time_us(std::string label) {
+    return {std::move(label), [](const record& r) -> std::optional<double> {
+                if (!usable(r)) return std::nullopt;
+                return summarize(r).min * 1e6;
+            }};
+}
+
+COMET_DECL plot_value plot_value::bandwidth_mbs(std::string label) {
+    return {std::move(label), [](const record& r) -> std::optional<double> {
+                const auto size = r.params.number("size");
+                if (!size || *size <= 0 || !usable(r)) return std::nullopt;
+                const double median = summarize(r).median;
+                if (!(median > 0)) return std::nullopt;
+                return *size / median / 1e6;
+            }};
+}
+
+}  // namespace comet

@@ -473,3 +473,26 @@ COMET_DECL void write_table(std::ostream& os, const report& r) {
 }
 
 }  // namespace comet
+
+namespace comet::detail::table {
+
+COMET_DECL void text_table::write(std::ostream& os, std::string_view indent) const {
+    std::vector<std::size_t> width(headers.size());
+    for (std::size_t c = 0; c < headers.size(); ++c) width[c] = display_width(headers[c]);
+    for (const auto& row : rows)
+        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], display_width(row[c]));
+    const auto line = [&](const std::vector<std::string>& cells) {
+        std::string out(indent);
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            const std::string pad(width[c] - display_width(cells[c]), ' ');
+            if (c > 0) out += "  ";
+            out += left[c] ? cells[c] + pad : pad + cells[c];
+        }
+        while (!out.empty() && out.back() == ' ') out.pop_back();  // no trailing blanks
+        os << out << '\n';
+    };
+    line(headers);
+    for (const auto& row : rows) line(row);
+}
+
+}  // namespace comet::detail::table

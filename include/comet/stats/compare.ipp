@@ -173,7 +173,9 @@ COMET_DECL std::vector<kernel_change> by_kernel(const run_comparison& c) {
     for (const auto& p : c.points) {
         auto at = std::find_if(out.begin(), out.end(), [&](const kernel_change& k) { return k.kernel == p.kernel; });
         if (at == out.end()) {
-            out.push_back({.kernel = p.kernel});
+            kernel_change first;
+            first.kernel = p.kernel;
+            out.push_back(std::move(first));
             changes.emplace_back();
             at = out.end() - 1;
         }

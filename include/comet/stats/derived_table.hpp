@@ -54,23 +54,10 @@ struct derived_table {
     /// Adds a row of one cell per column, with its flags (each naming a column).
     /// @throws invalid_argument naming the table when the cells are not one per column or a
     ///         flag names no column.
-    derived_table& add(std::vector<cell> cells, std::vector<flag> flags = {}) {
-        if (cells.size() != columns.size())
-            raise<invalid_argument>(-1, "derived table '", name, "': a row of ", cells.size(), " cells for ", columns.size(),
-                                    " columns");
-        for (const flag& f : flags)
-            if (column(f.what) == columns.size())
-                raise<invalid_argument>(-1, "derived table '", name, "': a flag names column '", f.what, "', which it does not have");
-        rows.push_back({std::move(cells), std::move(flags)});
-        return *this;
-    }
+    COMET_DECL derived_table& add(std::vector<cell> cells, std::vector<flag> flags = {});
 
     /// The index of column `heading`, or columns.size() when there is none.
-    std::size_t column(std::string_view heading) const noexcept {
-        std::size_t i = 0;
-        while (i < columns.size() && columns[i] != heading) ++i;
-        return i;
-    }
+    COMET_DECL std::size_t column(std::string_view heading) const noexcept;
 
     friend bool operator==(const derived_table&, const derived_table&) = default;
 };

@@ -35,3 +35,24 @@ COMET_DECL void check_table(const derived_table& t) {
 }
 
 }  // namespace comet
+
+namespace comet {
+
+COMET_DECL derived_table& derived_table::add(std::vector<cell> cells, std::vector<flag> flags) {
+    if (cells.size() != columns.size())
+        raise<invalid_argument>(-1, "derived table '", name, "': a row of ", cells.size(), " cells for ", columns.size(),
+                                " columns");
+    for (const flag& f : flags)
+        if (column(f.what) == columns.size())
+            raise<invalid_argument>(-1, "derived table '", name, "': a flag names column '", f.what, "', which it does not have");
+    rows.push_back({std::move(cells), std::move(flags)});
+    return *this;
+}
+
+COMET_DECL std::size_t derived_table::column(std::string_view heading) const noexcept {
+    std::size_t i = 0;
+    while (i < columns.size() && columns[i] != heading) ++i;
+    return i;
+}
+
+}  // namespace comet

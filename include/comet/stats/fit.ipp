@@ -122,6 +122,98 @@ COMET_DECL std::vector<transfer_point> transfer_fit_points(const result_set& res
     return pts;
 }
 
+
+/// The sequential search for breaks (see `transfer_fit_options::find_break`) over points sorted
+/// by size. Splits are only made between two distinct sizes: `starts` holds the index of the
+/// first point of each distinct size, and a regime is a range [g0, g1) of these groups.
+/// Returns the group ranges of the regimes, in size order, and the tests made.
+class break_search {
+public:
+    break_search(std::span<const transfer_point> pts, const transfer_fit_options& o) : pts_(pts), o_(o) {
+        for (std::size_t i = 0; i < pts.size(); ++i)
+            if (i == 0 || pts[i].size != pts[i - 1].size) starts_.push_back(i);
+        starts_.push_back(pts.size());
+        for (const auto& p : pts) y_max_ = std::max(y_max_, std::fabs(p.time));
+    }
+
+    std::vector<std::pair<std::size_t, std::size_t>> run() {
+        const std::size_t groups = starts_.size() - 1;
+        std::vector<std::pair<std::size_t, std::size_t>> regimes{{0, groups}};
+        const model_fit& whole = fit(0, groups);
+        if (whole.singular) return regimes;
+        double ssr = whole.ssr;
+        std::size_t params = whole.params;
+        const double exact = exact_ssr(y_max_, pts_.size());
+        const std::size_t min_sizes = std::max<std::size_t>(o_.min_sizes, 2);  // a line needs two
+        while (regimes.size() < std::max<std::size_t>(o_.max_regimes, 1)) {
+            struct candidate {
+                std::size_t regime, cut;
+                double ssr;
+                std::size_t params;
+            };
+            std::optional<candidate> best;
+            std::size_t searched = 0;
+            for (std::size_t r = 0; r < regimes.size(); ++r) {
+                const auto [g0, g1] = regimes[r];
+                const model_fit& parent = fit(g0, g1);
+                for (std::size_t cut = g0 + min_sizes; cut + min_sizes <= g1; ++cut) {
+                    const model_fit& lo = fit(g0, cut);
+                    const model_fit& hi = fit(cut, g1);
+                    if (lo.singular || hi.singular) continue;
+                    const std::size_t p = params - parent.params + lo.params + hi.params;
+                    if (p <= params || p >= pts_.size()) continue;  // adds nothing, or leaves no dof
+                    ++searched;
+                    const double s = ssr - parent.ssr + lo.ssr + hi.ssr;
+                    if (!best || s < best->ssr) best = candidate{r, cut, s, p};  // the first (smaller) on a tie
+                }
+            }
+            if (!best) {  // no regime can be split further: say so rather than stop silently
+                constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+                break_test none;
+                none.regimes = regimes.size();
+                none.break_size = none.f = none.p_nominal = none.p = nan;
+                none.alpha = o_.alpha;
+                tests_.push_back(none);
+                break;
+            }
+            // The current fit is exact: no split can improve on it but by rounding, and an F test
+            // of rounding against rounding would find "breaks" in it.
+            if (ssr <= exact) break;
+            break_test t = f_test(ssr, params, best->ssr, best->params, pts_.size(), exact, searched, o_.alpha);
+            t.regimes = regimes.size();
+            t.break_size = pts_[starts_[best->cut] - 1].size;
+            tests_.push_back(t);
+            if (!t.chosen) break;
+            const auto [g0, g1] = regimes[best->regime];
+            regimes[best->regime] = {g0, best->cut};
+            regimes.insert(regimes.begin() + static_cast<std::ptrdiff_t>(best->regime) + 1, {best->cut, g1});
+            ssr = best->ssr;
+            params = best->params;
+        }
+        return regimes;
+    }
+
+    const std::vector<break_test>& tests() const { return tests_; }
+    std::span<const transfer_point> points(std::size_t g0, std::size_t g1) const {
+        return pts_.subspan(starts_[g0], starts_[g1] - starts_[g0]);
+    }
+    const model_fit& fit(std::size_t g0, std::size_t g1) {
+        auto it = cache_.find({g0, g1});
+        if (it == cache_.end()) it = cache_.emplace(std::pair{g0, g1}, fit_model(points(g0, g1))).first;
+        return it->second;
+    }
+    /// The largest size of group range [.., g1): the break above it.
+    double size_before(std::size_t g1) const { return pts_[starts_[g1] - 1].size; }
+
+private:
+    std::span<const transfer_point> pts_;
+    const transfer_fit_options& o_;
+    std::vector<std::size_t> starts_;
+    double y_max_ = 0.0;
+    std::map<std::pair<std::size_t, std::size_t>, model_fit> cache_;
+    std::vector<break_test> tests_;
+};
+
 }  // namespace detail
 }  // namespace comet
 

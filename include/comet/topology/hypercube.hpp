@@ -90,14 +90,7 @@ public:
     /// A cube of `nodes` nodes.
     /// @throws invalid_argument unless `nodes` is a power of two in [1, 2^20]
     ///         ("hypercube: 12 nodes is not a power of two").
-    explicit hypercube(int nodes) : nodes_(nodes), dimension_(0) {
-        if (nodes < 1) raise<invalid_argument>(-1, "hypercube: a cube needs at least 1 node, not ", nodes);
-        if (!is_power_of_two(static_cast<std::uint64_t>(nodes)))
-            raise<invalid_argument>(-1, "hypercube: ", nodes, " nodes is not a power of two");
-        if (nodes > max_nodes)
-            raise<invalid_argument>(-1, "hypercube: ", nodes, " nodes is more than the ", max_nodes, " supported");
-        dimension_ = std::countr_zero(static_cast<std::uint32_t>(nodes));
-    }
+    COMET_DECL explicit hypercube(int nodes);
 
     /// The number of nodes, 2^dimension().
     int nodes() const noexcept { return nodes_; }
@@ -106,81 +99,37 @@ public:
 
     /// The node `hops` links away from `node` (thesis figure 4.2); see the free `hop_node`.
     /// @throws invalid_argument for `node` outside the cube or `hops` outside [0, dimension()].
-    int hop_node(int node, int hops) const {
-        check_node("hypercube::hop_node", node);
-        if (hops < 0 || hops > dimension_)
-            raise<invalid_argument>(-1, "hypercube::hop_node: ", hops, " hops is outside [0, ", dimension_,
-                                    "] for the dimension-", dimension_, " cube");
-        return node ^ static_cast<int>(detail::low_bits(hops));
-    }
+    COMET_DECL int hop_node(int node, int hops) const;
 
     /// The number of links on a shortest path between `a` and `b`: the number of address bits in
     /// which they differ (Hamming distance).
     /// @throws invalid_argument for a node outside the cube.
-    int distance(int a, int b) const {
-        check_node("hypercube::distance", a);
-        check_node("hypercube::distance", b);
-        return std::popcount(static_cast<std::uint32_t>(a ^ b));
-    }
+    COMET_DECL int distance(int a, int b) const;
 
     /// The e-cube route from `from` to `to`, both included: the differing address bits are fixed
     /// from the LOWEST dimension up, one link each, as the iPSC/860's routing hardware does. The
     /// route is deterministic, so two messages contend exactly when their routes share a link;
     /// the contention kernel and the simulator rely on that. `route(a, a)` is `{a}`.
     /// @throws invalid_argument for a node outside the cube.
-    std::vector<int> route(int from, int to) const {
-        check_node("hypercube::route", from);
-        check_node("hypercube::route", to);
-        std::vector<int> path;
-        path.reserve(static_cast<std::size_t>(distance(from, to)) + 1);
-        path.push_back(from);
-        int at = from;
-        for (std::uint32_t diff = static_cast<std::uint32_t>(from ^ to); diff != 0; diff &= diff - 1) {
-            at ^= static_cast<int>(diff & (~diff + 1));  // the lowest differing bit still to fix
-            path.push_back(at);
-        }
-        return path;
-    }
+    COMET_DECL std::vector<int> route(int from, int to) const;
 
     /// The dimensions the e-cube route from `from` to `to` crosses, in order (ascending).
     /// `route_dimensions(a, b)[i]` is the link between `route(a, b)[i]` and `route(a, b)[i + 1]`.
     /// @throws invalid_argument for a node outside the cube.
-    std::vector<int> route_dimensions(int from, int to) const {
-        check_node("hypercube::route_dimensions", from);
-        check_node("hypercube::route_dimensions", to);
-        std::vector<int> dims;
-        for (std::uint32_t diff = static_cast<std::uint32_t>(from ^ to); diff != 0; diff &= diff - 1)
-            dims.push_back(std::countr_zero(diff));
-        return dims;
-    }
+    COMET_DECL std::vector<int> route_dimensions(int from, int to) const;
 
     /// The neighbour of `node` across dimension `dim`: `node` with bit `dim` flipped.
     /// @throws invalid_argument for `node` outside the cube or `dim` outside [0, dimension()).
-    int neighbour(int node, int dim) const {
-        check_node("hypercube::neighbour", node);
-        if (dim < 0 || dim >= dimension_)
-            raise<invalid_argument>(-1, "hypercube::neighbour: dimension ", dim, " is outside [0, ", dimension_,
-                                    ") for the dimension-", dimension_, " cube");
-        return node ^ (1 << dim);
-    }
+    COMET_DECL int neighbour(int node, int dim) const;
 
     /// The dimension() neighbours of `node`, ordered by dimension: element i is across dimension i.
     /// @throws invalid_argument for `node` outside the cube.
-    std::vector<int> neighbours(int node) const {
-        check_node("hypercube::neighbours", node);
-        std::vector<int> result;
-        result.reserve(static_cast<std::size_t>(dimension_));
-        for (int d = 0; d < dimension_; ++d) result.push_back(node ^ (1 << d));
-        return result;
-    }
+    COMET_DECL std::vector<int> neighbours(int node) const;
 
     friend bool operator==(const hypercube&, const hypercube&) = default;
 
 private:
-    void check_node(const char* who, int node) const {
-        if (node < 0 || node >= nodes_)
-            raise<invalid_argument>(-1, who, ": node ", node, " is outside the ", nodes_, " nodes [0, ", nodes_, ")");
-    }
+    COMET_DECL void check_node(const char* who, int node) const;
 
     int nodes_;
     int dimension_;

@@ -48,48 +48,26 @@ inline void write_integer(std::ostream& os, I v) {
 /// as one line each instead of one line per number.
 class writer {
 public:
-    explicit writer(std::ostream& os) : os_(os) {}
+    COMET_DECL explicit writer(std::ostream& os);
 
-    void begin_object(bool compact = false) { open('{', compact); }
-    void end_object() { close('}'); }
-    void begin_array(bool compact = false) { open('[', compact); }
-    void end_array() { close(']'); }
+    COMET_DECL void begin_object(bool compact = false);
+    COMET_DECL void end_object();
+    COMET_DECL void begin_array(bool compact = false);
+    COMET_DECL void end_array();
 
-    void key(std::string_view k) {
-        separate();
-        write_string(os_, k);
-        os_ << ": ";
-        after_key_ = true;
-    }
+    COMET_DECL void key(std::string_view k);
 
-    void string(std::string_view s) {
-        separate();
-        write_string(os_, s);
-    }
-    void number(double v) {
-        separate();
-        write_number(os_, v);
-    }
-    void number(std::optional<double> v) {
-        if (v)
-            number(*v);
-        else
-            null();
-    }
+    COMET_DECL void string(std::string_view s);
+    COMET_DECL void number(double v);
+    COMET_DECL void number(std::optional<double> v);
     template <class I>
         requires std::is_integral_v<I>
     void integer(I v) {
         separate();
         write_integer(os_, v);
     }
-    void null() {
-        separate();
-        os_ << "null";
-    }
-    void boolean(bool b) {
-        separate();
-        os_ << (b ? "true" : "false");
-    }
+    COMET_DECL void null();
+    COMET_DECL void boolean(bool b);
 
     template <class V>
     void member(std::string_view k, const V& v) {
@@ -105,7 +83,7 @@ public:
     }
 
     /// Call once at the end: the file ends with a newline.
-    void finish() { os_ << '\n'; }
+    COMET_DECL void finish();
 
 private:
     struct level {
@@ -113,36 +91,10 @@ private:
         bool empty = true;
     };
 
-    void separate() {
-        if (after_key_) {
-            after_key_ = false;
-            return;
-        }
-        if (stack_.empty()) return;
-        auto& top = stack_.back();
-        if (!top.empty) os_ << ',';
-        if (top.compact) {
-            if (!top.empty) os_ << ' ';
-        } else {
-            newline(stack_.size());
-        }
-        top.empty = false;
-    }
-    void open(char c, bool compact) {
-        separate();
-        os_ << c;
-        stack_.push_back({compact || (!stack_.empty() && stack_.back().compact)});
-    }
-    void close(char c) {
-        const level l = stack_.back();
-        stack_.pop_back();
-        if (!l.compact && !l.empty) newline(stack_.size());
-        os_ << c;
-    }
-    void newline(std::size_t depth) {
-        os_ << '\n';
-        for (std::size_t i = 0; i < depth; ++i) os_ << "  ";
-    }
+    COMET_DECL void separate();
+    COMET_DECL void open(char c, bool compact);
+    COMET_DECL void close(char c);
+    COMET_DECL void newline(std::size_t depth);
 
     std::ostream& os_;
     std::vector<level> stack_;

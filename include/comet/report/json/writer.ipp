@@ -67,3 +67,87 @@ COMET_DECL void write_number(std::ostream& os, double v) {
 }
 
 }  // namespace comet::detail::json
+
+namespace comet::detail::json {
+
+COMET_DECL writer::writer(std::ostream& os) : os_(os) {}
+
+COMET_DECL void writer::begin_object(bool compact) { open('{', compact); }
+
+COMET_DECL void writer::end_object() { close('}'); }
+
+COMET_DECL void writer::begin_array(bool compact) { open('[', compact); }
+
+COMET_DECL void writer::end_array() { close(']'); }
+
+COMET_DECL void writer::key(std::string_view k) {
+    separate();
+    write_string(os_, k);
+    os_ << ": ";
+    after_key_ = true;
+}
+
+COMET_DECL void writer::string(std::string_view s) {
+    separate();
+    write_string(os_, s);
+}
+
+COMET_DECL void writer::number(double v) {
+    separate();
+    write_number(os_, v);
+}
+
+COMET_DECL void writer::number(std::optional<double> v) {
+    if (v)
+        number(*v);
+    else
+        null();
+}
+
+COMET_DECL void writer::null() {
+    separate();
+    os_ << "null";
+}
+
+COMET_DECL void writer::boolean(bool b) {
+    separate();
+    os_ << (b ? "true" : "false");
+}
+
+COMET_DECL void writer::finish() { os_ << '\n'; }
+
+COMET_DECL void writer::separate() {
+    if (after_key_) {
+        after_key_ = false;
+        return;
+    }
+    if (stack_.empty()) return;
+    auto& top = stack_.back();
+    if (!top.empty) os_ << ',';
+    if (top.compact) {
+        if (!top.empty) os_ << ' ';
+    } else {
+        newline(stack_.size());
+    }
+    top.empty = false;
+}
+
+COMET_DECL void writer::open(char c, bool compact) {
+    separate();
+    os_ << c;
+    stack_.push_back({compact || (!stack_.empty() && stack_.back().compact)});
+}
+
+COMET_DECL void writer::close(char c) {
+    const level l = stack_.back();
+    stack_.pop_back();
+    if (!l.compact && !l.empty) newline(stack_.size());
+    os_ << c;
+}
+
+COMET_DECL void writer::newline(std::size_t depth) {
+    os_ << '\n';
+    for (std::size_t i = 0; i < depth; ++i) os_ << "  ";
+}
+
+}  // namespace comet::detail::json
