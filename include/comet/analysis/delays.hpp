@@ -4,16 +4,19 @@
 //
 // Dilation. With runs at factors D, normalised times T_D = T / D, E_D = E / D; the speedup is
 // E_1 / E_D. Equation 1 estimates E_D ≈ Ū + P_1 / D + b1·MR + b0 (Ū the mean normalised user
-// time, P_1 the undilated physical delay, MR the retransmissions): b1 and b0 are fitted by least
-// squares to E_D − Ū − P_1 / D against MR; with every MR equal (no retransmissions, or a
-// transport that counts none) only b0 can be fitted, and the fit says which. The estimate holds
+// time, P_1 the undilated physical delay, MR the retransmissions): b1·MR + b0 "gives the logical
+// and overhead delays of the program as a function of the number of message retransmissions"
+// (section 5.0.1), so b1 and b0 are the least-squares line of L_D + O_D against MR — fed table
+// A1 it gives back equation 2's 0.024563 and 1.5498. With every MR equal (no retransmissions,
+// or a transport that counts none) only b0 can be fitted, and the fit says which. The estimate holds
 // when it is within 10% (RMS) of the measured E_D and b1 does not rest on one run alone: two
 // runs, or one run whose MR alone differs, are met exactly by b1 whatever the program does.
 //
 // Over a study's records (`estimate_dilations`): the records that differ in `dilation` alone
 // are one series; each gets its speedup and equation 1's estimate as values, and a flag where
 // a run they read is flagged. `dilation_tables` lays them out as the seed's tables A1–A6 and
-// the speedups at the largest factor, as derived tables every writer shows.
+// the speedups at the largest factor (the ends of figure 7's curves), as derived tables every
+// writer shows.
 #pragma once
 
 #include <comet/core/compiled.hpp>
@@ -30,10 +33,13 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace comet {
@@ -51,6 +57,7 @@ struct dilation_estimate {
     double b1 = 0.0, b0 = 0.0;  ///< seconds per retransmission, seconds
     bool b1_fitted = false;     ///< false when every run had as many retransmissions (b1 = 0)
     std::vector<double> estimated;  ///< Ê_D per run, in the runs' order
+    std::vector<double> error;      ///< (Ê_D − E_D) / E_D per run (NaN where E_D is 0)
     std::vector<double> speedup;    ///< E_1 / E_D per run
     double residual = 0.0;      ///< RMS of Ê_D − E_D, seconds
     double relative_residual = 0.0;  ///< residual / mean E_D
@@ -97,10 +104,10 @@ std::vector<std::vector<Record*>> dilation_series(std::span<Record> records) {
 }  // namespace detail
 
 /// Adds the speedup and equation 1 to the records of a dilation study (kernels/nist/kernel.hpp,
-/// the values `elapsed`, `user`, `physical` normalised by `dilation`, and `retries` where
+/// the values `elapsed`, `user`, `logical`, `physical`, `overhead` normalised by `dilation`, and `retries` where
 /// counted): per series of records whose params differ in `dilation` alone, `speedup`
-/// (E_1 / E_D) and `estimate_residual`, and where equation 1 holds `estimate`, `estimate_b1`,
-/// `estimate_b0`; a note says when it does not hold or was not fitted. A speedup reads E_1 and
+/// (E_1 / E_D) and `estimate_residual`, and where equation 1 holds `estimate`, `estimate_error`
+/// ((Ê_D − E_D) / E_D), `estimate_b1`, `estimate_b0`; a note says when it does not hold or was not fitted. A speedup reads E_1 and
 /// E_D, equation 1 every run of the series: a flagged run flags them. Records without
 /// `dilation` are left alone.
 COMET_DECL void estimate_dilations(std::span<record> records);
@@ -108,8 +115,10 @@ COMET_DECL void estimate_dilations(std::span<record> records);
 /// The seed's tables A1–A6 from a study's records (after `estimate_dilations`): one table per
 /// series (application, setting, group size; `nist_<setting>_<application>_<nodes>`), a row per
 /// factor with the normalised service states, %LM, A_D and Max Log in ms, TM, the retries, the
-/// speedup and equation 1's estimate; and one table (`nist_speedups_<kernel>`) of each series'
-/// speedup at its largest factor. A run flagged as a whole shows no E_D and its series no
+/// speedup and equation 1's estimate and error; one table (`nist_speedups_<kernel>`) of each
+/// series' speedup at its largest factor (figure 7's curves at their end); and, where series ran
+/// at D = 1 and 2, one (`nist_sensitivity_<kernel>`) of the slope of E_D against P_D between
+/// them (figure 4: the seed's 18.95 for CM-Ring, 27.13 for CM-Mesh; empty where P_1 = P_2). A run flagged as a whole shows no E_D and its series no
 /// speedup; a flagged value is flagged in its cell.
 COMET_DECL std::vector<derived_table> dilation_tables(std::span<const record> records);
 

@@ -20,10 +20,12 @@ COMET_DECL dilation_estimate estimate_dilation(std::span<const dilated_run> runs
     const double e1 = first->states.elapsed;
     for (const dilated_run& r : runs) e.mean_user += r.states.user / r.factor;
     e.mean_user /= static_cast<double>(runs.size());
+    // b1·MR + b0 is the logical and overhead delay (the seed, section 5.0.1): the line is fitted
+    // to L_D + O_D against MR, as equation 2 is to table A1.
     std::vector<double> mr, rest;
     for (const dilated_run& r : runs) {
         mr.push_back(static_cast<double>(r.states.retries));
-        rest.push_back(r.states.elapsed / r.factor - e.mean_user - e.physical_1 / r.factor);
+        rest.push_back((r.states.logical + r.states.overhead) / r.factor);
     }
     if (std::all_of(mr.begin(), mr.end(), [&](double v) { return v == mr.front(); })) {
         double mean = 0.0;
@@ -45,6 +47,7 @@ COMET_DECL dilation_estimate estimate_dilation(std::span<const dilated_run> runs
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const double d = runs[i].factor, ed = runs[i].states.elapsed / d;
         e.estimated.push_back(e.mean_user + e.physical_1 / d + e.b1 * mr[i] + e.b0);
+        e.error.push_back(ed > 0.0 ? (e.estimated.back() - ed) / ed : std::numeric_limits<double>::quiet_NaN());
         e.speedup.push_back(ed > 0.0 ? e1 / ed : 0.0);
         ss += (e.estimated.back() - ed) * (e.estimated.back() - ed);
         mean_e += ed;
@@ -88,6 +91,8 @@ COMET_DECL void estimate_dilations(std::span<record> records) {
             run.states.elapsed = r->values.number("elapsed").value_or(0.0) * d;
             run.states.user = r->values.number("user").value_or(0.0) * d;
             run.states.physical = r->values.number("physical").value_or(0.0) * d;
+            run.states.logical = r->values.number("logical").value_or(0.0) * d;
+            run.states.overhead = r->values.number("overhead").value_or(0.0) * d;
             const auto retries = r->values.integer("retries");
             run.states.retries = retries ? static_cast<std::uint64_t>(*retries) : 0;
             run.states.retries_known = retries.has_value();
@@ -110,7 +115,8 @@ COMET_DECL void estimate_dilations(std::span<record> records) {
             if (e) {
                 rec.values.set("speedup", e->speedup[i]).set("estimate_residual", e->residual);
                 // An estimate that misses the measurements is named in a note, not printed as one.
-                if (e->holds) rec.values.set("estimate", e->estimated[i]).set("estimate_b1", e->b1).set("estimate_b0", e->b0);
+                if (e->holds)
+                    rec.values.set("estimate", e->estimated[i]).set("estimate_error", e->error[i]).set("estimate_b1", e->b1).set("estimate_b0", e->b0);
                 if (!e->note.empty()) rec.notes.push_back("equation 1: " + e->note);
             } else {
                 rec.notes.push_back("equation 1 not fitted: " + why);
@@ -123,6 +129,17 @@ COMET_DECL std::vector<derived_table> dilation_tables(std::span<const record> re
     std::vector<derived_table> out;
     derived_table speedups{.name = "", .title = "", .kernel = "",
                            .columns = {"study", "nodes", "E_1[s]", "largest D", "E_D[s]", "speedup E_1/E_D"}};
+    // Figure 4: how far E_D moves for a change of P_D, between D = 1 and D = 2.
+    derived_table sensitivity{.name = "", .title = "", .kernel = "",
+                              .columns = {"study", "nodes", "E_1[s]", "E_2[s]", "P_1[s]", "P_2[s]", "slope dE_D/dP_D"}};
+    // The seed's table of a study: A1 CM-Ring, A2 CP-Ring, A3 CM-Mesh, A4 CP-Mesh, A5 CM-RC,
+    // A6 CP-RC; another application or setting is laid out as they are.
+    const auto seed_table = [](std::string_view setting, std::string_view app) -> std::string {
+        const std::string_view apps[] = {"ring", "mesh", "rc"};
+        const auto a = std::find(std::begin(apps), std::end(apps), app);
+        if (a == std::end(apps) || (setting != "cm" && setting != "cp")) return "as NIST tables A1-A6";
+        return "NIST table A" + std::to_string(2 * (a - std::begin(apps)) + (setting == "cm" ? 1 : 2));
+    };
     // A factor as the seed writes it: 16, not 16.000 (a whole number as an integer).
     const auto factor_cell = [](double d) -> derived_table::cell {
         if (d == std::floor(d) && std::fabs(d) < 1e15) return static_cast<std::int64_t>(d);
@@ -138,21 +155,24 @@ COMET_DECL std::vector<derived_table> dilation_tables(std::span<const record> re
         const std::string setting = head.params.text("setting").value_or("?");
         const std::int64_t nodes = head.params.integer("nodes").value_or(0);
         if (speedups.name.empty()) {
+            sensitivity.name = "nist_sensitivity_" + head.kernel;
+            sensitivity.title = "E_D against P_D from D = 1 to 2 (NIST figure 4), " + head.kernel;
+            sensitivity.kernel = head.kernel;
             speedups.name = "nist_speedups_" + head.kernel;
-            speedups.title = "speedup with time dilation (NIST table II), " + head.kernel;
+            speedups.title = "speedup with time dilation (NIST figure 7), " + head.kernel;
             speedups.kernel = head.kernel;
         }
         derived_table t{.name = "nist_" + setting + "_" + app + "_" + std::to_string(nodes),
-                        .title = setting + "-" + app + " on " + std::to_string(nodes) +
-                                 " nodes (NIST tables A1-A6): normalised service states, T_D = T / D",
+                        .title = setting + "-" + app + " on " + std::to_string(nodes) + " nodes (" + seed_table(setting, app) +
+                                 "): normalised service states, T_D = T / D",
                         .kernel = head.kernel,
                         .lays_out_records = true,
                         .columns = {"D", "E_D[s]", "U_D[s]", "L_D[s]", "P_D[s]", "O_D[s]", "%LM", "A_D[ms]", "Max Log[ms]", "TM",
-                                    "retries", "speedup", "estimate[s]"}};
+                                    "retries", "speedup", "estimate[s]", "estimate error[%]"}};
         // A value's flag (stats/validity.hpp) names the value; here it flags its column.
         const std::pair<const char*, const char*> flagged_columns[] = {
             {"user", "U_D[s]"}, {"logical", "L_D[s]"}, {"physical", "P_D[s]"}, {"overhead", "O_D[s]"},
-            {"speedup", "speedup"}, {"estimate", "estimate[s]"}};
+            {"speedup", "speedup"}, {"estimate", "estimate[s]"}, {"estimate", "estimate error[%]"}};
         for (const record* r : series) {
             std::vector<flag> flags;
             for (const auto& [what, column] : flagged_columns)
@@ -161,7 +181,8 @@ COMET_DECL std::vector<derived_table> dilation_tables(std::span<const record> re
             t.add({factor_cell(*r->params.number("dilation")), usable(*r) ? derived_table::cell(summarize(*r).median) : derived_table::cell{},
                    value(*r, "user"), value(*r, "logical"), value(*r, "physical"), value(*r, "overhead"), value(*r, "lm_percent"),
                    value(*r, "mean_logical", 1e3), value(*r, "max_logical", 1e3), r->values.integer("data_messages").value_or(0),
-                   retries ? derived_table::cell(*retries) : derived_table::cell{}, value(*r, "speedup"), value(*r, "estimate")},
+                   retries ? derived_table::cell(*retries) : derived_table::cell{}, value(*r, "speedup"), value(*r, "estimate"),
+                   value(*r, "estimate_error", 100.0)},
                   std::move(flags));
             for (const auto& n : r->notes)
                 if (std::find(t.notes.begin(), t.notes.end(), "note: " + n) == t.notes.end()) t.notes.push_back("note: " + n);
@@ -174,11 +195,27 @@ COMET_DECL std::vector<derived_table> dilation_tables(std::span<const record> re
             if (d == 1.0) first = r;
             if (!last || d > *last->params.number("dilation")) last = r;
         }
+        const record* second = nullptr;
+        for (const record* r : series)
+            if (*r->params.number("dilation") == 2.0) second = r;
+        if (first && second && usable(*first) && usable(*second)) {
+            const double e1 = summarize(*first).median, e2 = summarize(*second).median;
+            const auto p1 = first->values.number("physical"), p2 = second->values.number("physical");
+            std::vector<flag> flags;
+            for (const record* r : {first, second})
+                if (const flag* f = find_flag(r->flags, "physical")) flags.push_back({"slope dE_D/dP_D", f->why});
+            derived_table::cell slope;
+            if (p1 && p2 && *p1 != *p2) slope = (e1 - e2) / (*p1 - *p2);
+            sensitivity.add({setting + "-" + app, nodes, e1, e2, p1 ? derived_table::cell(*p1) : derived_table::cell{},
+                             p2 ? derived_table::cell(*p2) : derived_table::cell{}, slope},
+                            std::move(flags));
+        }
         if (!first || !last || !usable(*first) || !usable(*last)) continue;
         const double e1 = summarize(*first).median, ed = summarize(*last).median;
         speedups.add({setting + "-" + app, nodes, e1, factor_cell(*last->params.number("dilation")), ed, ed > 0 ? e1 / ed : 0.0});
     }
     if (!speedups.name.empty()) out.push_back(std::move(speedups));
+    if (!sensitivity.rows.empty()) out.push_back(std::move(sensitivity));
     return out;
 }
 
