@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -158,7 +159,7 @@ BOOST_AUTO_TEST_CASE(the_seeds_tables_read_the_service_states_from_the_values) {
     std::vector<comet::record> records{row(1, 2.0, 0.5, 1.0, 0.25, 0.25), row(4, 1.0, 0.5, 0.25, 0.125, 0.125)};
     comet::estimate_dilations(records);
     auto tables = comet::dilation_tables(records);
-    BOOST_TEST_REQUIRE(tables.size() == 2u);
+    BOOST_TEST_REQUIRE(tables.size() == 3u);
     const comet::derived_table& a = tables[0];
     BOOST_TEST(a.name == "nist_cm_ring_4");
     BOOST_TEST(a.title == "cm-ring on 4 nodes (NIST table A1): normalised service states, T_D = T / D");
@@ -172,6 +173,10 @@ BOOST_AUTO_TEST_CASE(the_seeds_tables_read_the_service_states_from_the_values) {
     BOOST_TEST(ii.title == "speedup with time dilation (NIST figure 7), ring");
     BOOST_TEST_REQUIRE(ii.rows.size() == 1u);
     BOOST_TEST((ii.rows[0].cells == cells{std::string("cm-ring"), std::int64_t{4}, 2.0, std::int64_t{4}, 1.0, 2.0}));
+    const comet::derived_table& summary = tables[2];
+    BOOST_TEST(summary.name == "nist_summary_ring");
+    BOOST_TEST((summary.rows.at(0).cells == cells{std::string("cm-ring"), std::string("synchronous"), 50.0, std::string("large"), std::int64_t{4}, 2.0,
+                                                  std::string("nice speedup"), std::string("application benefits from faster transport")}));
     // A run flagged as a whole reports no E_D, its speedup is flagged in its cell, and its
     // study has no speedup at the largest factor.
     comet::add_flag(records[1], "point", "interrupted before its first trial ended");
@@ -214,6 +219,48 @@ BOOST_AUTO_TEST_CASE(figure_fours_slopes_come_from_the_runs_at_d_1_and_2) {
     std::vector<comet::record> flat{run("ring", 1, 17.86, 0.5), run("ring", 2, 9.71, 0.5)};
     for (const auto& t : comet::dilation_tables(flat))
         if (t.name.starts_with("nist_sensitivity_")) BOOST_TEST(std::holds_alternative<std::monostate>(t.rows.at(0).cells.back()));
+}
+
+BOOST_AUTO_TEST_CASE(the_seeds_six_studies_fall_in_table_twos_cells) {
+    // Tables A1-A6 at D = 1 and 16 (E_D, L_D): each study's row of the computed table II says
+    // what the seed's matrix says of its cell.
+    struct study {
+        const char *app, *setting;
+        double e1, l1, e16;
+        const char *logical, *speedup, *conclusion;
+    };
+    const study studies[] = {
+        {"ring", "cm", 17.86, 9.25, 5.38, "large", "nice speedup", "application benefits from faster transport"},
+        {"ring", "cp", 28.05, 2.06, 24.90, "small", "little improvement", "good match between algorithm-architecture; need faster cpu or more parallelism"},
+        {"mesh", "cm", 18.91, 6.80, 5.46, "large", "nice speedup", "application benefits from faster transport"},
+        {"mesh", "cp", 23.13, 0.16, 21.86, "small", "little improvement", "good match between algorithm-architecture; need faster cpu or more parallelism"},
+        {"rc", "cm", 24.85, 1.61, 23.13, "small", "little improvement", "good match between algorithm-architecture; need faster cpu or more parallelism"},
+        {"rc", "cp", 31.30, 15.16, 28.33, "large", "little improvement", "inefficient algorithm; consider algorithm redesign"}};
+    for (const study& s : studies) {
+        BOOST_TEST_CONTEXT(s.setting << "-" << s.app) {
+            std::vector<comet::record> runs;
+            for (const auto& [d, e, l] : {std::tuple{1.0, s.e1, s.l1}, std::tuple{16.0, s.e16, 0.0}}) {
+                comet::record r{s.app, {{"application", s.app}, {"setting", s.setting}, {"dilation", d}, {"nodes", std::int64_t{16}}, {"trials", std::int64_t{1}}}, {e}};
+                r.values.set("elapsed", e).set("logical", l);
+                runs.push_back(r);
+            }
+            const auto tables = comet::dilation_tables(runs);
+            const auto t = std::find_if(tables.begin(), tables.end(), [](const auto& x) { return x.name.starts_with("nist_summary_"); });
+            BOOST_TEST_REQUIRE((t != tables.end()));
+            BOOST_TEST(t->title == std::string("summary of results (NIST table II), ") + s.app);
+            BOOST_TEST_REQUIRE(t->rows.size() == 1u);
+            const auto& row = t->rows[0].cells;
+            BOOST_TEST(std::get<std::string>(row.at(t->column("logical delay"))) == s.logical);
+            BOOST_TEST(std::get<std::string>(row.at(t->column("improvement"))) == s.speedup);
+            BOOST_TEST(std::get<std::string>(row.at(t->column("conclusion (NIST table II)"))) == s.conclusion);
+            BOOST_TEST(std::get<double>(row.at(t->column("L_1/E_1[%]"))) == 100.0 * s.l1 / s.e1, boost::test_tools::tolerance(1e-12));
+            BOOST_TEST(std::get<std::string>(row.at(t->column("paradigm"))) == (std::string(s.app) == "rc" ? "asynchronous" : "synchronous"));
+        }
+    }
+    // Between the classes: no cell of table II, and said so.
+    BOOST_TEST(comet::classify_study(0.15, 3.0).logical == "between");
+    BOOST_TEST(comet::classify_study(0.5, 1.3).speedup == "some speedup");
+    BOOST_TEST(comet::classify_study(0.05, 3.0).conclusion == "none: no cell of table II");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

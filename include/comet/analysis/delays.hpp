@@ -112,13 +112,27 @@ std::vector<std::vector<Record*>> dilation_series(std::span<Record> records) {
 /// `dilation` are left alone.
 COMET_DECL void estimate_dilations(std::span<record> records);
 
+/// Where a study stands in the seed's table II ("Summary of Results"): its logical delay at
+/// D = 1 large or small, its speedup nice or little, and what the seed concludes of that cell.
+struct study_class {
+    std::string logical;     ///< "large" (L_1 ≥ 20% of E_1), "small" (≤ 10%), else "between"
+    std::string speedup;     ///< "nice speedup" (E_1 / E_D ≥ 1.5), "little improvement" (≤ 1.2), else "some speedup"
+    std::string conclusion;  ///< the seed's words for the cell, or why there is none
+};
+
+/// Classifies a study by its L_1 / E_1 and its speedup at the largest factor as table II does.
+/// The seed gives no thresholds; these separate its six studies (L_1 / E_1: 52, 36, 48% against
+/// 7, 1, 6%; speedups 3.32 and 3.46 against 1.06 to 1.13) with room on both sides.
+COMET_DECL study_class classify_study(double logical_share, double speedup);
+
 /// The seed's tables A1–A6 from a study's records (after `estimate_dilations`): one table per
 /// series (application, setting, group size; `nist_<setting>_<application>_<nodes>`), a row per
 /// factor with the normalised service states, %LM, A_D and Max Log in ms, TM, the retries, the
 /// speedup and equation 1's estimate and error; one table (`nist_speedups_<kernel>`) of each
 /// series' speedup at its largest factor (figure 7's curves at their end); and, where series ran
 /// at D = 1 and 2, one (`nist_sensitivity_<kernel>`) of the slope of E_D against P_D between
-/// them (figure 4: the seed's 18.95 for CM-Ring, 27.13 for CM-Mesh; empty where P_1 = P_2). A run flagged as a whole shows no E_D and its series no
+/// them (figure 4: the seed's 18.95 for CM-Ring, 27.13 for CM-Mesh; empty where P_1 = P_2); and
+/// one (`nist_summary_<kernel>`) of where each series stands in table II (`classify_study`). A run flagged as a whole shows no E_D and its series no
 /// speedup; a flagged value is flagged in its cell.
 COMET_DECL std::vector<derived_table> dilation_tables(std::span<const record> records);
 

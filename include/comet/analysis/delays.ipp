@@ -125,10 +125,29 @@ COMET_DECL void estimate_dilations(std::span<record> records) {
     }
 }
 
+COMET_DECL study_class classify_study(double logical_share, double speedup) {
+    study_class c;
+    c.logical = logical_share >= 0.20 ? "large" : logical_share <= 0.10 ? "small" : "between";
+    c.speedup = speedup >= 1.5 ? "nice speedup" : speedup <= 1.2 ? "little improvement" : "some speedup";
+    if (c.logical == "large" && speedup >= 1.5)
+        c.conclusion = "application benefits from faster transport";
+    else if (c.logical == "small" && speedup <= 1.2)
+        c.conclusion = "good match between algorithm-architecture; need faster cpu or more parallelism";
+    else if (c.logical == "large" && speedup <= 1.2)
+        c.conclusion = "inefficient algorithm; consider algorithm redesign";
+    else
+        c.conclusion = "none: no cell of table II";
+    return c;
+}
+
 COMET_DECL std::vector<derived_table> dilation_tables(std::span<const record> records) {
     std::vector<derived_table> out;
     derived_table speedups{.name = "", .title = "", .kernel = "",
                            .columns = {"study", "nodes", "E_1[s]", "largest D", "E_D[s]", "speedup E_1/E_D"}};
+    // Table II: where each study stands (classify_study).
+    derived_table summary{.name = "", .title = "", .kernel = "",
+                          .columns = {"study", "paradigm", "L_1/E_1[%]", "logical delay", "largest D", "speedup E_1/E_D", "improvement",
+                                      "conclusion (NIST table II)"}};
     // Figure 4: how far E_D moves for a change of P_D, between D = 1 and D = 2.
     derived_table sensitivity{.name = "", .title = "", .kernel = "",
                               .columns = {"study", "nodes", "E_1[s]", "E_2[s]", "P_1[s]", "P_2[s]", "slope dE_D/dP_D"}};
@@ -155,6 +174,9 @@ COMET_DECL std::vector<derived_table> dilation_tables(std::span<const record> re
         const std::string setting = head.params.text("setting").value_or("?");
         const std::int64_t nodes = head.params.integer("nodes").value_or(0);
         if (speedups.name.empty()) {
+            summary.name = "nist_summary_" + head.kernel;
+            summary.title = "summary of results (NIST table II), " + head.kernel;
+            summary.kernel = head.kernel;
             sensitivity.name = "nist_sensitivity_" + head.kernel;
             sensitivity.title = "E_D against P_D from D = 1 to 2 (NIST figure 4), " + head.kernel;
             sensitivity.kernel = head.kernel;
@@ -213,9 +235,23 @@ COMET_DECL std::vector<derived_table> dilation_tables(std::span<const record> re
         if (!first || !last || !usable(*first) || !usable(*last)) continue;
         const double e1 = summarize(*first).median, ed = summarize(*last).median;
         speedups.add({setting + "-" + app, nodes, e1, factor_cell(*last->params.number("dilation")), ed, ed > 0 ? e1 / ed : 0.0});
+        // The logical share of the undilated run, from its own trial's values (the seed's table I).
+        const auto l1 = first->values.number("logical");
+        const auto run1 = first->values.number("elapsed");
+        if (l1 && run1 && *run1 > 0.0 && ed > 0.0) {
+            const study_class c = classify_study(*l1 / *run1, e1 / ed);
+            const std::string paradigm = app == "rc" ? "asynchronous" : app == "ring" || app == "mesh" ? "synchronous" : "?";
+            std::vector<flag> flags;
+            if (const flag* f = find_flag(first->flags, "logical"))
+                for (const char* column : {"L_1/E_1[%]", "logical delay", "conclusion (NIST table II)"}) flags.push_back({column, f->why});
+            summary.add({setting + "-" + app, paradigm, 100.0 * *l1 / *run1, c.logical, factor_cell(*last->params.number("dilation")),
+                         e1 / ed, c.speedup, c.conclusion},
+                        std::move(flags));
+        }
     }
     if (!speedups.name.empty()) out.push_back(std::move(speedups));
     if (!sensitivity.rows.empty()) out.push_back(std::move(sensitivity));
+    if (!summary.rows.empty()) out.push_back(std::move(summary));
     return out;
 }
 
