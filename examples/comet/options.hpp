@@ -189,7 +189,7 @@ inline settings parse_command_line(int argc, char** argv) {
         "window-us", po::value<std::string>(), "collectives, nbc: the first time window in µs (default: calibrated; widens when overrun)")(
         "measurements", po::value<std::string>(), "collectives, nbc: single-shot measurements per point (default 20)")(
         "sync", po::value<std::string>(), "sync and collectives: linear | logp (sync default: both; collectives: logp)")(
-        "dilation", po::value<std::string>(), "ring, rc, mesh: time-dilation factors, each >= 1 (default 1,2,4,8,16)")(
+        "dilation", po::value<std::string>(), "ring, rc, mesh: time-dilation factors, each >= 1 (default the seed's 1,2,4,6,8,10,12,14,16)")(
         "setting", po::value<std::string>(), "ring, rc, mesh: cm (communication intensive), cp (computation intensive) (default cm,cp)")(
         "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt")(
         "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see docs/transports.md)")(
