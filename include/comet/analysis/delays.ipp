@@ -211,15 +211,14 @@ COMET_DECL std::vector<derived_table> dilation_tables(std::span<const record> re
         }
         out.push_back(std::move(t));
         const record* first = nullptr;
+        const record* second = nullptr;
         const record* last = nullptr;
         for (const record* r : series) {
             const double d = *r->params.number("dilation");
             if (d == 1.0) first = r;
+            if (d == 2.0) second = r;
             if (!last || d > *last->params.number("dilation")) last = r;
         }
-        const record* second = nullptr;
-        for (const record* r : series)
-            if (*r->params.number("dilation") == 2.0) second = r;
         if (first && second && usable(*first) && usable(*second)) {
             const double e1 = summarize(*first).median, e2 = summarize(*second).median;
             const auto p1 = first->values.number("physical"), p2 = second->values.number("physical");
