@@ -151,6 +151,12 @@ inline settings parse_command_line(int argc, char** argv) {
             throw usage_error("argument " + std::to_string(i) + " '" + std::string(a) +
                               "' holds a '%', which no option of comet's takes");
     }
+    namespace nist = comet::kernels::nist;
+    const std::string nist_help = "ring, rc, mesh: an application parameter, [cm.|cp.]application.name=value, repeatable (both "
+                                  "settings unless cm. or cp. is given; the rest keep the seed's values). ring: " +
+                                  std::string(nist::parameter_names(nist::application::ring)) +
+                                  "; rc: " + std::string(nist::parameter_names(nist::application::rc)) +
+                                  "; mesh: " + std::string(nist::parameter_names(nist::application::mesh));
     po::options_description desc("comet: the CoMet benchmark suite");
     desc.add_options()("help,h", "show this help")(
         "transport", po::value<std::string>()->default_value("threads"),
@@ -191,6 +197,8 @@ inline settings parse_command_line(int argc, char** argv) {
         "sync", po::value<std::string>(), "sync and collectives: linear | logp (sync default: both; collectives: logp)")(
         "dilation", po::value<std::string>(), "ring, rc, mesh: time-dilation factors, each >= 1 (default the seed's 1,2,4,6,8,10,12,14,16)")(
         "setting", po::value<std::string>(), "ring, rc, mesh: cm (communication intensive), cp (computation intensive) (default cm,cp)")(
+        "nist", po::value<std::vector<std::string>>(),
+        nist_help.c_str())(
         "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt")(
         "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see docs/transports.md)")(
         "noise", po::value<std::vector<std::string>>(),
@@ -405,6 +413,14 @@ inline settings parse_command_line(int argc, char** argv) {
         }
         if (c.nist.settings.empty()) throw usage_error("--setting: no setting given");
     }
+    if (vm.count("nist"))
+        for (const auto& spec : vm["nist"].as<std::vector<std::string>>()) {
+            try {
+                nist::set_parameter(c.nist, spec);
+            } catch (const comet::invalid_argument& e) {
+                throw usage_error(std::string("--nist: ") + e.what());
+            }
+        }
     if (vm.count("break"))
         s.break_size = static_cast<double>(integer("break", vm["break"].as<std::string>(), 0, static_cast<long long>(comet::max_message_size)));
     if (vm.count("out")) {

@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <stop_token>
 #include <string>
+#include <string_view>
 
 namespace nist_kernel_test {
 
@@ -64,8 +65,11 @@ void check_rows(const comet::result_set& r, const std::string& app, int nodes, s
         const double e = rec.samples[0];
         // The point: application, setting, D, nodes, trials; the service states and the rest
         // measured there are values.
+        // and the application's parameters that are not the seed's, named "<application>.<name>".
         for (const char* name : {"application", "setting", "dilation", "nodes", "trials"}) BOOST_TEST(rec.params.contains(name), name);
-        BOOST_TEST(rec.params.size() == 5u);
+        std::size_t own = 0;
+        for (const auto& [name, value] : rec.params) own += name.starts_with(app + ".") ? 1 : 0;
+        BOOST_TEST(rec.params.size() == 5u + own);
         const double u = *rec.values.number("user"), l = *rec.values.number("logical"), p = *rec.values.number("physical"),
                      o = *rec.values.number("overhead");
         BOOST_TEST(e > 0.0, where);
@@ -205,6 +209,79 @@ BOOST_AUTO_TEST_CASE(a_stop_request_ends_the_study_before_its_next_run) {
         return nist::dilation_study(t, nist::application::ring, cfg);
     });
     for (const auto& r : out) BOOST_TEST(r.records.empty());
+}
+
+BOOST_AUTO_TEST_CASE(application_parameters_are_set_by_name) {
+    nist::study_config c;
+    nist::set_parameter(c, "ring.messages=40");
+    nist::set_parameter(c, "cp.ring.work_per_datum=7");
+    nist::set_parameter(c, "cm.mesh.message_bytes=512");
+    nist::set_parameter(c, "rc.dispatch_frequency=100");
+    // Both settings, or the one named; the rest stay the seed's.
+    BOOST_TEST(c.ring(nist::setting::cm).messages == 40u);
+    BOOST_TEST(c.ring(nist::setting::cp).messages == 40u);
+    BOOST_TEST(c.ring(nist::setting::cp).work_per_datum == 7u);
+    BOOST_TEST(c.ring(nist::setting::cm).work_per_datum == nist::ring_setting(nist::setting::cm).work_per_datum);
+    BOOST_TEST(c.ring(nist::setting::cp).bookkeeping_per_datum == nist::ring_setting(nist::setting::cp).bookkeeping_per_datum);
+    BOOST_TEST(c.mesh(nist::setting::cm).message_bytes == 512u);
+    BOOST_TEST(c.mesh(nist::setting::cp).message_bytes == nist::mesh_setting(nist::setting::cp).message_bytes);
+    BOOST_TEST(c.rc(nist::setting::cp).dispatch_frequency == 100u);
+    // A later call overrides an earlier one for what they share.
+    nist::set_parameter(c, "cm.ring.messages=5");
+    BOOST_TEST(c.ring(nist::setting::cm).messages == 5u);
+    BOOST_TEST(c.ring(nist::setting::cp).messages == 40u);
+    // What differs from the seed is what a record names.
+    const auto changed = nist::detail::changed_parameters(nist::application::ring, c, nist::setting::cp);
+    BOOST_REQUIRE_EQUAL(changed.size(), 2u);
+    BOOST_TEST(changed[0].first == "ring.messages");
+    BOOST_TEST(changed[0].second == 40u);
+    BOOST_TEST(changed[1].first == "ring.work_per_datum");
+    BOOST_TEST(nist::detail::changed_parameters(nist::application::mesh, c, nist::setting::cp).empty());
+    // Each bad spec is refused naming itself and what is wrong.
+    const auto refused = [](std::string_view spec, std::initializer_list<const char*> words) {
+        nist::study_config d;
+        try {
+            nist::set_parameter(d, spec);
+            BOOST_ERROR("accepted " << spec);
+        } catch (const comet::invalid_argument& e) {
+            BOOST_TEST(comet_test::mentions(e, words), e.what());
+        }
+    };
+    refused("ring.messages", {"'ring.messages'", "not [cm.|cp.]application.name=value"});
+    refused("messages=4", {"not [cm.|cp.]application.name=value"});
+    refused("torus.steps=4", {"no application 'torus' (ring, rc, mesh)"});
+    refused("cx.ring.messages=4", {"no application 'cx'"});
+    refused("mesh.messages=4", {"mesh has no parameter 'messages'", "steps, message_bytes"});
+    refused("ring.tag=4", {"ring has no parameter 'tag'"});
+    refused("ring.messages=-1", {"'-1' is not a whole number from 0 to 10^15"});
+    refused("ring.messages=", {"'' is not a whole number"});
+    refused("ring.messages=1e3", {"'1e3' is not a whole number"});
+    refused("ring.messages=1000000000000001", {"is not a whole number from 0 to 10^15"});
+    // A value the application cannot run with is the application's to refuse, naming it and the rank.
+    nist::study_config z;
+    nist::set_parameter(z, "ring.messages=0");
+    z.dilations = {1};
+    std::array<std::string, 2> said;
+    comet::threads::run(2, [&](comet::threads::transport& t) {
+        try {
+            nist::dilation_study(t, nist::application::ring, z);
+        } catch (const comet::invalid_argument& e) {
+            said[static_cast<std::size_t>(t.rank())] = e.what();
+        }
+    });
+    for (const std::string& s : said) BOOST_TEST(comet_test::mentions(std::runtime_error(s), {"ring: messages = 0"}), s);
+}
+
+BOOST_AUTO_TEST_CASE(a_record_names_the_parameters_that_are_not_the_seeds) {
+    auto cfg = small();
+    cfg.settings = {nist::setting::cm};
+    cfg.dilations = {1};
+    const auto out = comet::nx2::run(comet::nx2::ipsc860(2), [&](comet::nx2::transport& t) {
+        return nist::dilation_study(t, nist::application::mesh, cfg);
+    });
+    BOOST_REQUIRE_EQUAL(out[0].records.size(), 1u);
+    BOOST_TEST(out[0].records[0].params.integer("mesh.steps").value_or(-1) == 5);
+    BOOST_TEST(!out[0].records[0].params.contains("mesh.message_bytes"));
 }
 
 BOOST_AUTO_TEST_CASE(bad_studies_are_refused) {

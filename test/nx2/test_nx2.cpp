@@ -204,6 +204,36 @@ BOOST_AUTO_TEST_CASE(pairwise_beats_the_echo_round_trip_whatever_ran_before) {
     }
 }
 
+// A point's time is a function of the point: 100 bytes over one hop read the same whatever
+// sizes share the sweep (whose samples interleave with it, round robin) and however many nodes
+// the machine has (the sweeps that once read 142.0 against 165.6 us on 16 nodes, and 2 nodes
+// against 4).
+BOOST_AUTO_TEST_CASE(a_point_is_the_same_whatever_shares_its_sweep) {
+    const auto at_100 = [](int dimension, std::vector<std::size_t> sizes, const char* kernel) {
+        const auto r = run(ipsc860(dimension), [&](transport& t) {
+            const comet::kernels::transfer_config c{.sizes = sizes, .hops = {1}, .sampling = comet::fixed_sampling(3, 50)};
+            return std::string(kernel) == "echo" ? comet::kernels::echo(t, c) : comet::kernels::pairwise(t, c);
+        })[0];
+        for (const auto& rec : r.records)
+            if (*rec.params.integer("size") == 100) return rec.samples;
+        BOOST_FAIL("no record at 100 B");
+        return std::vector<double>{};
+    };
+    for (const char* kernel : {"pairwise", "echo"}) {
+        const auto base = at_100(1, {100}, kernel);
+        BOOST_TEST_REQUIRE(base.size() == 3u);
+        for (const auto& [dimension, sizes] : std::vector<std::pair<int, std::vector<std::size_t>>>{
+                 {1, {0, 8, 100}}, {2, {0, 8, 100}}, {4, {64, 100}}, {4, {80, 100}}, {4, {100, 8192}}}) {
+            const auto other = at_100(dimension, sizes, kernel);
+            BOOST_TEST_REQUIRE(other.size() == 3u);
+            for (std::size_t i = 0; i < 3; ++i)
+                BOOST_TEST(std::abs(other[i] - base[i]) < 1e-12,
+                           kernel << " on " << (1 << dimension) << " nodes, sample " << i << ": " << other[i] * 1e6 << " us, alone on 2 nodes "
+                                  << base[i] * 1e6 << " us");
+        }
+    }
+}
+
 // Work a rank does in its own memory costs simulated time (work::copy): the column broadcast
 // assembles its strided column into a buffer (and scatters it on arrival), which the row
 // broadcast does not, so on 16 nodes it is slower at every block dimension — the two curves

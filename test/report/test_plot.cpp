@@ -337,6 +337,36 @@ BOOST_AUTO_TEST_CASE(curves_are_several_values_of_the_same_records) {
     });
 }
 
+BOOST_AUTO_TEST_CASE(a_value_on_the_x_axis) {
+    // NIST's figure 6: the service states against the retransmissions each run counted, a value
+    // of the records; a record without it (a transport that counts none) has no point.
+    comet::result_set r;
+    for (int d : {1, 2, 4}) {
+        r.records.push_back(rec("mesh", {{"dilation", d}, {"setting", "cm"}}, {3.0 / d}));
+        r.records.back().values.set("logical", 2.0 / d).set("retries", static_cast<std::int64_t>(100 / d));
+    }
+    r.records.push_back(rec("mesh", {{"dilation", 8}, {"setting", "cm"}}, {0.5}));
+    r.records.back().values.set("logical", 0.25);
+    const comet::plot_description d{.name = "mesh_retries",
+                                    .kernels = {"mesh"},
+                                    .x = "retries",
+                                    .curves = {comet::plot_value{"L_D", [](const comet::record& x) { return x.values.number("logical"); }}},
+                                    .x_is_value = true};
+    const auto plots = comet::collect_plots(d, r);
+    BOOST_TEST_REQUIRE(plots.size() == 1u);
+    BOOST_TEST_REQUIRE(plots[0].series.size() == 1u);
+    const auto& pts = plots[0].series[0].points;
+    BOOST_TEST_REQUIRE(pts.size() == 3u);
+    BOOST_TEST(pts[0].first == 25.0);
+    BOOST_TEST(pts[0].second == 0.5);
+    BOOST_TEST(pts[2].first == 100.0);
+    BOOST_TEST(pts[2].second == 2.0);
+    // As a parameter, "retries" names nothing: no points, no plot.
+    auto as_param = d;
+    as_param.x_is_value = false;
+    BOOST_TEST(comet::collect_plots(as_param, r).empty());
+}
+
 BOOST_AUTO_TEST_CASE(bad_descriptions_throw) {
     const auto r = echo_results();
     auto d = echo_plot();

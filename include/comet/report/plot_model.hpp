@@ -60,7 +60,7 @@ struct plot_description {
     std::string name;
     /// The kernels whose records are drawn.
     std::vector<std::string> kernels;
-    /// The numeric parameter on the x axis.
+    /// The numeric parameter on the x axis (or the value, with `x_is_value`).
     std::string x;
     /// What y is.
     plot_value y = plot_value::median_time_us();
@@ -89,6 +89,9 @@ struct plot_description {
     /// The base of the log axes' tick marks (2 for sizes and node counts, 10 for times).
     int log_base_x = 10;
     int log_base_y = 10;
+    /// `x` names one of the records' values, not a parameter: a measured quantity on the x
+    /// axis (the NIST figure 6's retransmissions).
+    bool x_is_value = false;
 };
 
 /// One series of a plot: its title and its (x, y) points, sorted by x.

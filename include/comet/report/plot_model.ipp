@@ -169,7 +169,7 @@ COMET_DECL std::vector<plot_data> collect_plots(const plot_description& d, const
                     const auto v = lookup(*r, d.series);
                     if (!v || !same(*v, keys[k])) continue;
                 }
-                const auto xv = r->params.number(d.x);
+                const auto xv = d.x_is_value ? r->values.number(d.x) : r->params.number(d.x);
                 const auto yv = y.of(*r);
                 if (!xv || !yv || !std::isfinite(*xv) || !std::isfinite(*yv)) continue;
                 if ((d.log_x && *xv <= 0) || (d.log_y && *yv <= 0)) continue;

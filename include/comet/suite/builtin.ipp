@@ -312,13 +312,23 @@ COMET_DECL kernel_descriptor nist_descriptor(kernels::nist::application app) {
     components.per = "setting";
     components.curves = {plot_value{"E_D", elapsed.of}, state("U_D", "user"), state("L_D", "logical"),
                          state("P_D", "physical"), state("O_D", "overhead")};
+    // Figure 6: E_D, L_D and O_D against the retransmissions, a plot per setting (none where
+    // the transport counts no retransmissions: the records have no value to put on x).
+    plot_description retries = components;
+    retries.name = name + "_retries";
+    retries.x = "retries";
+    retries.x_is_value = true;
+    retries.log_x = false;
+    retries.x_label = "message retransmissions";
+    retries.title = "NIST " + name + ": E_D, L_D and O_D vs message retransmissions";
+    retries.curves = {plot_value{"E_D", elapsed.of}, state("L_D", "logical"), state("O_D", "overhead")};
     kernel_descriptor d{.name = name,
                         .min_ranks = app == kernels::nist::application::mesh ? 4 : 2,
                         .points = [](const suite_config& c, int) { return c.nist.settings.size() * c.nist.dilations.size(); },
                         .analyses = {analyses::dilation_estimates()},
                         .plots = {against_d("elapsed", std::move(elapsed), "NIST " + name + ": normalised elapsed time vs dilation"),
                                   against_d("speedup", std::move(speedup), "NIST " + name + ": speedup with time dilation"),
-                                  std::move(components)},
+                                  std::move(components), std::move(retries)},
                         .one_run = true};
     if (app == kernels::nist::application::mesh)
         d.group_rule = [](int nodes) -> std::optional<std::string> {

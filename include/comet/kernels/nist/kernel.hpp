@@ -38,6 +38,7 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace comet::kernels::nist {
@@ -70,9 +71,27 @@ struct study_config {
     std::stop_token stop = {};
 };
 
+/// Sets one of the applications' parameters in `cfg`: `spec` is "[cm.|cp.]application.name=value",
+/// a whole number, e.g. "ring.messages=40" (both settings) or "cp.mesh.work_per_datum=200" (CP
+/// only). The names are the fields of ring_config, rc_config and mesh_config (the tags aside;
+/// `parameter_names` lists them). What is not set keeps the seed's value (`ring_setting` ...) or
+/// the one an earlier call or `cfg`'s own function gave. Whether the values fit together (a
+/// message that holds its items, ...) is the application's to check when it runs.
+/// @throws invalid_argument naming `spec` for an unknown setting, application or name, or a
+///         value that is not a whole number from 0 to 10^15.
+COMET_DECL void set_parameter(study_config& cfg, std::string_view spec);
+
+/// The parameter names `set_parameter` knows for `app`, comma-separated.
+COMET_DECL std::string_view parameter_names(application app) noexcept;
+
 namespace detail {
 
 COMET_DECL void check_study(int rank, int p, application app, const study_config& cfg);
+
+/// The application's parameters in setting `s` that differ from the seed's (`ring_setting` ...),
+/// as ("<application>.<name>", value): a record names them among its parameters.
+COMET_DECL std::vector<std::pair<std::string, std::uint64_t>> changed_parameters(application app, const study_config& cfg,
+                                                                                 setting s);
 
 /// Room in the trace for one run's messages, so that it rarely grows inside the run.
 COMET_DECL std::size_t expected_events(application app, int p, const study_config& cfg, setting s);
@@ -109,7 +128,8 @@ COMET_DECL unpacked unpack(std::span<const double> v);
 
 /// Runs `app` in each setting at each dilation factor on every rank of `t`'s group and returns,
 /// on the test node, one record per (setting, factor): kernel `ring`, `rc` or `mesh`; params
-/// application, setting, dilation, nodes; samples = E_D (normalised elapsed time, seconds; the
+/// application, setting, dilation, nodes, trials, and each application parameter that is not the
+/// seed's ("ring.messages", ...: `set_parameter`); samples = E_D (normalised elapsed time, seconds; the
 /// mean over ranks) per trial; the rest of the seed's row from the last trial, normalised as the
 /// seed normalises: user, logical, physical, overhead (U_D, L_D, P_D, O_D), lm_percent (%LM),
 /// mean_logical (A_D), max_logical (Max Log, not normalised), data_messages (TM: what
@@ -203,6 +223,8 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
             record rec{std::string(to_string(app)), params{}, std::move(samples)};
             rec.params.set("application", std::string(to_string(app))).set("setting", std::string(to_string(s))).set("dilation", d).set("nodes", p);
             rec.params.set("trials", static_cast<std::int64_t>(cfg.trials));
+            for (const auto& [name, value] : detail::changed_parameters(app, cfg, s))
+                rec.params.set(name, static_cast<std::int64_t>(value));
             rec.values.set("elapsed", n.elapsed).set("user", n.user).set("logical", n.logical).set("physical", n.physical).set("overhead", n.overhead);
             rec.values.set("lm_percent", n.logical_message_percent).set("mean_logical", n.mean_logical);
             rec.values.set("max_logical", n.max_logical).set("data_messages", static_cast<std::int64_t>(data_messages));

@@ -5,7 +5,139 @@
 
 #include <comet/kernels/nist/kernel.hpp>
 
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace comet::kernels::nist {
+namespace detail {
+
+/// One settable field of an application's configuration.
+template <class Config>
+struct parameter {
+    std::string_view name;
+    void (*set)(Config&, std::uint64_t);
+    std::uint64_t (*get)(const Config&);
+};
+
+/// A table row for field `F` of `Config`.
+#define COMET_NIST_PARAMETER(Config, F)                                                          \
+    parameter<Config> {                                                                          \
+        #F, [](Config& c, std::uint64_t v) { c.F = static_cast<decltype(c.F)>(v); },            \
+            [](const Config& c) { return static_cast<std::uint64_t>(c.F); }                     \
+    }
+
+inline constexpr parameter<ring_config> ring_parameters[] = {
+    COMET_NIST_PARAMETER(ring_config, messages),
+    COMET_NIST_PARAMETER(ring_config, message_bytes),
+    COMET_NIST_PARAMETER(ring_config, items_per_message),
+    COMET_NIST_PARAMETER(ring_config, work_per_datum),
+    COMET_NIST_PARAMETER(ring_config, bookkeeping_per_datum),
+};
+inline constexpr parameter<rc_config> rc_parameters[] = {
+    COMET_NIST_PARAMETER(rc_config, initial_items),
+    COMET_NIST_PARAMETER(rc_config, items_per_chunk),
+    COMET_NIST_PARAMETER(rc_config, dispatch_frequency),
+    COMET_NIST_PARAMETER(rc_config, work_per_datum),
+    COMET_NIST_PARAMETER(rc_config, bookkeeping_per_datum),
+    COMET_NIST_PARAMETER(rc_config, window),
+    COMET_NIST_PARAMETER(rc_config, check_interval),
+    COMET_NIST_PARAMETER(rc_config, seed),
+};
+inline constexpr parameter<mesh_config> mesh_parameters[] = {
+    COMET_NIST_PARAMETER(mesh_config, steps),
+    COMET_NIST_PARAMETER(mesh_config, message_bytes),
+    COMET_NIST_PARAMETER(mesh_config, items_per_step),
+    COMET_NIST_PARAMETER(mesh_config, work_per_datum),
+    COMET_NIST_PARAMETER(mesh_config, bookkeeping_per_datum),
+};
+#undef COMET_NIST_PARAMETER
+
+/// Wraps `fn` (or `seed` when empty) so that the setting(s) `only` names get `name` = `value`.
+/// False if `name` is none of `table`'s.
+template <class Config, std::size_t N>
+bool wrap(std::function<Config(setting)>& fn, Config (*seed)(setting), const parameter<Config> (&table)[N],
+          std::string_view name, std::optional<setting> only, std::uint64_t value) {
+    const auto p = std::find_if(std::begin(table), std::end(table), [&](const auto& x) { return x.name == name; });
+    if (p == std::end(table)) return false;
+    std::function<Config(setting)> before = fn ? std::move(fn) : std::function<Config(setting)>(seed);
+    fn = [before = std::move(before), set = p->set, only, value](setting s) {
+        Config c = before(s);
+        if (!only || *only == s) set(c, value);
+        return c;
+    };
+    return true;
+}
+
+/// The fields of `table` in which `c` differs from `seed`, as ("<app>.<name>", value).
+template <class Config, std::size_t N>
+void differences(std::string_view app, const Config& c, const Config& seed, const parameter<Config> (&table)[N],
+                 std::vector<std::pair<std::string, std::uint64_t>>& out) {
+    for (const auto& p : table)
+        if (p.get(c) != p.get(seed)) out.emplace_back(std::string(app) + "." + std::string(p.name), p.get(c));
+}
+
+COMET_DECL std::vector<std::pair<std::string, std::uint64_t>> changed_parameters(application app, const study_config& cfg,
+                                                                                 setting s) {
+    std::vector<std::pair<std::string, std::uint64_t>> out;
+    switch (app) {
+    case application::ring:
+        if (cfg.ring) differences("ring", cfg.ring(s), ring_setting(s), ring_parameters, out);
+        break;
+    case application::rc:
+        if (cfg.rc) differences("rc", cfg.rc(s), rc_setting(s), rc_parameters, out);
+        break;
+    case application::mesh:
+        if (cfg.mesh) differences("mesh", cfg.mesh(s), mesh_setting(s), mesh_parameters, out);
+        break;
+    }
+    return out;
+}
+
+}  // namespace detail
+
+COMET_DECL std::string_view parameter_names(application app) noexcept {
+    switch (app) {
+    case application::ring: return "messages, message_bytes, items_per_message, work_per_datum, bookkeeping_per_datum";
+    case application::rc:
+        return "initial_items, items_per_chunk, dispatch_frequency, work_per_datum, bookkeeping_per_datum, window, "
+               "check_interval, seed";
+    case application::mesh: return "steps, message_bytes, items_per_step, work_per_datum, bookkeeping_per_datum";
+    }
+    return {};
+}
+
+COMET_DECL void set_parameter(study_config& cfg, std::string_view spec) {
+    const auto fail = [&](auto&&... why) { raise<invalid_argument>(-1, "NIST parameter '", spec, "': ", why...); };
+    const auto eq = spec.find('=');
+    if (eq == std::string_view::npos) fail("not [cm.|cp.]application.name=value");
+    std::string_view path = spec.substr(0, eq);
+    const std::string_view text = spec.substr(eq + 1);
+    std::optional<setting> only;
+    if (path.starts_with("cm.")) only = setting::cm, path.remove_prefix(3);
+    else if (path.starts_with("cp.")) only = setting::cp, path.remove_prefix(3);
+    const auto dot = path.find('.');
+    if (dot == std::string_view::npos) fail("not [cm.|cp.]application.name=value");
+    const std::string_view app = path.substr(0, dot), name = path.substr(dot + 1);
+    std::uint64_t value = 0;
+    constexpr std::uint64_t most = 1'000'000'000'000'000;
+    if (text.empty() || text.size() > 16 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        fail("'", text, "' is not a whole number from 0 to 10^15");
+    for (char c : text) value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    if (value > most) fail("'", text, "' is not a whole number from 0 to 10^15");
+    bool known = false;
+    if (app == "ring") known = detail::wrap(cfg.ring, &ring_setting, detail::ring_parameters, name, only, value);
+    else if (app == "rc") known = detail::wrap(cfg.rc, &rc_setting, detail::rc_parameters, name, only, value);
+    else if (app == "mesh") known = detail::wrap(cfg.mesh, &mesh_setting, detail::mesh_parameters, name, only, value);
+    else fail("no application '", app, "' (ring, rc, mesh)");
+    if (!known)
+        fail(app, " has no parameter '", name, "' (",
+             parameter_names(app == "ring" ? application::ring : app == "rc" ? application::rc : application::mesh), ")");
+}
+
 namespace detail {
 
 COMET_DECL void check_study(int rank, int p, application app, const study_config& cfg) {
