@@ -325,6 +325,58 @@ BOOST_AUTO_TEST_CASE(run_returns_each_rank_result) {
     BOOST_TEST(part == (std::vector<int>{5, 5, 5, 5, 5}), boost::test_tools::per_element());
 }
 
+// The handlers of messages that arrive while a rank computes take its CPU: the compute call
+// lasts that much longer, and the tracing decorator records that part apart (the seed's U leaves
+// it out). Rank 1 computes 10 ms while rank 0 sends it three eager messages (then computes 20 ms,
+// so that nothing else of its reaches rank 1 meanwhile); on the iPSC/860 each costs its receiver
+// one interrupt (no receive is posted: the data waits in a system buffer until one is).
+BOOST_AUTO_TEST_CASE(interrupts_taken_from_computation_are_counted) {
+    const auto out = run(ipsc860(1), [](transport& t) {
+        comet::tracing x(t);
+        x.start();
+        std::array<std::byte, 8> m{};
+        if (t.rank() == 0) {
+            for (int i = 0; i < 3; ++i) comet::ops::send(x, 1, 5, m);
+            x.compute(comet::work::busy(0.02));
+        } else {
+            x.compute(comet::work::busy(0.01));
+        }
+        const double so_far = t.interrupt_seconds();
+        if (t.rank() == 1)
+            for (int i = 0; i < 3; ++i) comet::ops::recv(x, 0, 5, m);
+        x.stop();
+        return std::pair{x.collect(), so_far};
+    });
+    const comet::message_trace& busy = out[1].first;
+    BOOST_TEST(busy.interrupts_known);
+    BOOST_TEST(busy.compute_calls == 1u);
+    const double handler = comet::nx2::to_seconds(ipsc860().interrupt);
+    BOOST_TEST(busy.compute_interrupt_seconds == 3 * handler, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(busy.compute_seconds == 0.01 + 3 * handler, boost::test_tools::tolerance(1e-9));
+    const comet::delay_decomposition d = comet::decompose(busy);
+    BOOST_TEST(d.user == 0.01, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(d.interrupts == 3 * handler, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(out[1].second == 3 * handler, boost::test_tools::tolerance(1e-9));  // the transport's count so far
+    // Each message's time on the wire: one hop's latency and its 8 bytes and 16-byte header
+    // streamed at the slower of channel and DMA, whenever it landed; the physical delay is their sum.
+    BOOST_TEST(busy.wire_known);
+    const machine m = ipsc860();
+    const double wire = comet::nx2::to_seconds(m.hop_latency) + 24.0 / static_cast<double>(std::min(m.link_bytes_per_second, m.dma_bytes_per_second));
+    BOOST_TEST_REQUIRE(busy.receives.size() == 3u);
+    for (const comet::traced_receive& r : busy.receives) {
+        BOOST_TEST(r.wire_seconds == wire, boost::test_tools::tolerance(1e-6));
+        BOOST_TEST(r.wire_to - r.wire_from == wire, boost::test_tools::tolerance(1e-6));
+        BOOST_TEST(r.wire_to < 0.01);  // landed during the computation
+    }
+    BOOST_TEST(d.physical == 3 * wire, boost::test_tools::tolerance(1e-6));
+    // Rank 0's computation is interrupted by its own sends' DMA finishing (the last two, the
+    // send calls returning before their DMA is done): its U is still the 20 ms it asked for.
+    const comet::message_trace& sender = out[0].first;
+    BOOST_TEST(sender.compute_interrupt_seconds == 2 * handler, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(sender.compute_seconds == 0.02 + 2 * handler, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(comet::decompose(sender).user == 0.02, boost::test_tools::tolerance(1e-9));
+}
+
 BOOST_AUTO_TEST_CASE(each_rank_reads_its_nodes_retransmissions) {
     const auto burst = [](transport& t) {
         nx2_test::converge(t, 4, 1);

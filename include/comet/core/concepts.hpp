@@ -166,6 +166,23 @@ concept counts_retransmissions = requires(const T& t) {
     { t.retransmissions() } -> std::convertible_to<std::uint64_t>;
 };
 
+/// A transport that says how much CPU time its interrupt handlers (messages and
+/// acknowledgements arriving, a send's DMA finishing) took from this rank's process so far, in
+/// seconds (the simulator): what the NIST seed leaves out of user computation. A total since the
+/// run began, which a decorator timing part of the run takes the difference of.
+template <class T>
+concept counts_interrupt_time = requires(const T& t) {
+    { t.interrupt_seconds() } -> std::convertible_to<double>;
+};
+
+/// A transport that says, for the last receive this rank completed (by recv, wait or test),
+/// how long its message was on the wire (`wire_span`: the simulators): the NIST seed's physical
+/// delay, "the time a message takes to travel over the physical medium".
+template <class T>
+concept reports_wire_time = requires(const T& t) {
+    { t.last_received_wire() } -> std::convertible_to<wire_span>;
+};
+
 /// A transport that counts how often this rank lost its CPU to something else so far: an
 /// involuntary context switch of its thread or process (the threads and MPI transports, from the
 /// operating system's count), a detour of `comet::noisy`. The measurement engines read it before

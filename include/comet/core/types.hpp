@@ -44,6 +44,16 @@ struct status {
     friend bool operator==(const status&, const status&) = default;
 };
 
+/// A received message's time on the wire, where a transport knows it (the simulators): its
+/// packets' time on the physical medium summed (no waiting for channels), and the span from the
+/// first one's start to the last one's end, in seconds of the transport's clock.
+struct wire_span {
+    double seconds = 0.0;
+    double from = 0.0, to = 0.0;
+
+    friend bool operator==(const wire_span&, const wire_span&) = default;
+};
+
 /// Read-only bytes handed to a send.
 using const_bytes = std::span<const std::byte>;
 /// Writable bytes a receive fills.

@@ -30,6 +30,10 @@ struct traced_receive {
     double blocked_from = 0.0, blocked_to = 0.0;
     double completed = -1.0;  ///< global time it completed; < 0 while incomplete
     double send_issued = -1.0;  ///< filled by `collect`; < 0 when unmatched
+    /// Where the transport says (message_trace::wire_known): the message's packets' time on the
+    /// wire, and the span from the first one's start to the last one's end (core/types.hpp,
+    /// wire_span). 0 for a message to oneself.
+    double wire_seconds = 0.0, wire_from = 0.0, wire_to = 0.0;
 };
 
 /// A rank's whole trace, in the global time base.
@@ -37,6 +41,11 @@ struct message_trace {
     int rank = 0, size = 0;
     double start = 0.0, stop = 0.0;  ///< the application's start and end (`start()`, `stop()`)
     double compute_seconds = 0.0;    ///< Σ the durations of `compute` calls between them
+    /// Of compute_seconds, the CPU time the transport's interrupt handlers took during those
+    /// calls, where it says (`counts_interrupt_time`: the simulator).
+    double compute_interrupt_seconds = 0.0;
+    bool interrupts_known = false;  ///< false: the transport does not say (not: there were none)
+    bool wire_known = false;        ///< the receives' wire times are the transport's (else 0, unknown)
     std::size_t compute_calls = 0;
     std::vector<traced_send> sends;
     std::vector<traced_receive> receives;

@@ -94,6 +94,18 @@ public:
     {
         return static_cast<std::uint64_t>(inner_->retransmissions());
     }
+    /// The CPU time the inner transport's interrupt handlers took from this rank so far.
+    double interrupt_seconds() const
+        requires counts_interrupt_time<Inner>
+    {
+        return static_cast<double>(inner_->interrupt_seconds());
+    }
+    /// The inner transport's wire time of the last receive this rank completed.
+    wire_span last_received_wire() const
+        requires reports_wire_time<Inner>
+    {
+        return inner_->last_received_wire();
+    }
     /// Whether the inner transport's `bsend` is a copying mode of its own (core/concepts.hpp,
     /// buffering_transport).
     static constexpr bool bsend_copies = requires { requires Inner::bsend_copies; };

@@ -350,6 +350,17 @@ public:
     /// always 0 with retransmission off). A count since the run began: a decorator that traces
     /// one part of the run takes the difference (tracing.hpp).
     std::uint64_t retransmissions() const noexcept { return counters().retransmissions; }
+    /// The CPU time interrupt handlers (messages, acknowledgements and credits arriving, a send's
+    /// DMA finishing) took from this rank's process so far, in seconds: what the NIST seed's user
+    /// computation leaves out (the tracing decorator takes it out of each `compute`). Detours
+    /// (`add_detours`) are not in it.
+    double interrupt_seconds() const noexcept { return to_seconds(world_->stolen(rank_)); }
+    /// The last receive this rank completed (recv, wait, test): its message's packets' time on
+    /// the wire (each packet its hops' latency and its bytes' streaming; request, acknowledgement
+    /// and data of a long message; no waiting for a channel), and the span from the first
+    /// one's start to the last one's end, in seconds of now()'s clock. All 0 for a message to
+    /// oneself. What the tracing decorator reads for the NIST seed's physical delay.
+    wire_span last_received_wire() const noexcept { return last_wire_; }
 
     /// Puts detours (OS noise) on this node's CPU from now on: `next()` gives them in order of
     /// start, without end, each with `start` and `length` in seconds of now()'s clock. Each takes
@@ -490,6 +501,7 @@ private:
     /// The status of completed op `o`, which goes back to the pool; raises its truncation.
     status finish(detail::op* o) {
         const status s = o->result;
+        if (!o->is_send) last_wire_ = {to_seconds(o->wire_time), to_seconds(o->wire_from), to_seconds(o->wire_to)};
         const std::size_t overflow = o->overflow;
         const int want_source = o->peer, want_tag = o->tag;
         const std::size_t capacity = o->buffer.size();
@@ -506,6 +518,7 @@ private:
     int rank_;
     int size_;
     std::vector<double> scratch_;  ///< allreduce_sum: the partner's vector
+    wire_span last_wire_{};        ///< of the last receive completed
 };
 
 static_assert(comet::transport<transport>);

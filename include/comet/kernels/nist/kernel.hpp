@@ -110,12 +110,18 @@ std::pair<delay_decomposition, application_result> traced_run(T& t, application 
     case application::rc: r = rc(x, cfg.rc ? cfg.rc(s) : rc_setting(s)); break;
     case application::mesh: r = mesh(x, cfg.mesh ? cfg.mesh(s) : mesh_setting(s)); break;
     }
-    return {decompose(x.collect()), r};
+    // %LM, A_D and Max Log over user messages: the ring's acknowledgements (16 bytes) and RC's
+    // acknowledgements, token and stop notices (its 32-byte header alone) are control messages;
+    // every data message is longer (a header and at least one item).
+    const std::optional<std::size_t> control = app == application::ring ? std::optional<std::size_t>(detail::ring_ack_bytes)
+                                               : app == application::rc  ? std::optional<std::size_t>(rc_header_bytes)
+                                                                         : std::nullopt;
+    return {decompose(x.collect(), control), r};
 }
 
 /// The fields of a decomposition, and the application's own counts of the data and control
 /// messages it sent, as doubles, for one gather.
-inline constexpr std::size_t decomposition_fields = 13;
+inline constexpr std::size_t decomposition_fields = 18;
 COMET_DECL std::array<double, decomposition_fields> pack(const delay_decomposition& d, const application_result& r);
 /// One rank's gathered fields: its decomposition and its application's message counts.
 struct unpacked {
@@ -135,8 +141,13 @@ COMET_DECL unpacked unpack(std::span<const double> v);
 /// mean_logical (A_D), max_logical (Max Log, not normalised), data_messages (TM: what
 /// the seed's tables count — CM-Ring's 35,808 is within 32 of 16 nodes x 16 hops x 140 messages,
 /// no acknowledgement among them), control_messages (acknowledgements, RC's token and stop notices:
-/// each is a message the trace times, and %LM, A_D and Max Log include them), retries (where the
-/// transport counts retransmissions), grain, elapsed (E_D of the trial the row is from). The
+/// the trace times their waits in L and P, while %LM, A_D and Max Log count data messages only,
+/// as the seed's do), retries (where the
+/// transport counts retransmissions), physical_wait (where P is the time on the wire, which
+/// the transport says: the time blocked after the sends were issued, which P is elsewhere),
+/// interrupts (where the transport says: the interrupt
+/// handlers' time during computation, normalised, which the seed counts in O and not in U; U +
+/// interrupts is the time in `compute`), grain, elapsed (E_D of the trial the row is from). The
 /// speedup and equation 1 are `estimate_dilations`' (analysis/delays.hpp) to add. Other ranks
 /// return an empty set.
 /// @throws invalid_argument (every rank) for a bad configuration; verification_error when a run
@@ -230,6 +241,8 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
             rec.values.set("max_logical", n.max_logical).set("data_messages", static_cast<std::int64_t>(data_messages));
             rec.values.set("control_messages", static_cast<std::int64_t>(control_messages));
             if (n.retries_known) rec.values.set("retries", static_cast<std::int64_t>(n.retries));
+            if (n.interrupts_known) rec.values.set("interrupts", n.interrupts);
+            if (n.wire_known) rec.values.set("physical_wait", n.physical_wait);
             rec.values.set("grain", result.grain);
             if (!last_clean)
                 add_flag(rec, "point", "no clean trial (each was disturbed, a rank losing its CPU, or came right after one that was): the service states are not the application's");

@@ -170,7 +170,8 @@ COMET_DECL std::array<double, decomposition_fields> pack(const delay_decompositi
     return {d.elapsed, d.user, d.logical, d.physical, d.overhead, static_cast<double>(d.received),
             static_cast<double>(d.logical_messages), d.max_logical, static_cast<double>(d.sent),
             static_cast<double>(d.retransmissions), d.retransmissions_known ? 1.0 : 0.0,
-            static_cast<double>(r.messages_sent), static_cast<double>(r.control_sent)};
+            static_cast<double>(r.messages_sent), static_cast<double>(r.control_sent), d.interrupts,
+            d.interrupts_known ? 1.0 : 0.0, d.physical_wait, d.wire_known ? 1.0 : 0.0, d.user_logical};
 }
 
 COMET_DECL unpacked unpack(std::span<const double> v) {
@@ -179,6 +180,9 @@ COMET_DECL unpacked unpack(std::span<const double> v) {
     d.received = static_cast<std::size_t>(v[5]), d.logical_messages = static_cast<std::size_t>(v[6]);
     d.max_logical = v[7], d.sent = static_cast<std::size_t>(v[8]);
     d.retransmissions = static_cast<std::uint64_t>(v[9]), d.retransmissions_known = v[10] != 0.0;
+    d.interrupts = v[13], d.interrupts_known = v[14] != 0.0;
+    d.physical_wait = v[15], d.wire_known = v[16] != 0.0;
+    d.user_logical = v[17];
     return {d, static_cast<std::uint64_t>(v[11]), static_cast<std::uint64_t>(v[12])};
 }
 

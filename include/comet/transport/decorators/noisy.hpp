@@ -298,6 +298,19 @@ public:
     {
         return this->inner().retransmissions();
     }
+    /// The inner transport's wire time of the last receive this rank completed, where it says.
+    wire_span last_received_wire() const
+        requires reports_wire_time<Inner>
+    {
+        return this->inner().last_received_wire();
+    }
+    /// The CPU time the inner transport's interrupt handlers took from this rank so far, where
+    /// it says (a detour is no handler: it is not in it).
+    double interrupt_seconds() const
+        requires counts_interrupt_time<Inner>
+    {
+        return this->inner().interrupt_seconds();
+    }
 
     /// The inner transport's compute; a detour during it lengthens it by its whole length (the
     /// computation is the rank's own code). Where the inner transport has no compute, neither has

@@ -19,7 +19,11 @@
 // comet::ops builds them from `isend`), receives by `irecv` or `recv`, and their completion by
 // `test`, `wait`, `wait_all` or `recv`. A wait for a receive is a `blocked` interval of it: from
 // the call to the completion, the time the rank could do nothing else. Waits for sends are not
-// timed: they are overhead, which is what is left. `compute` calls are timed (user computation).
+// timed: they are overhead, which is what is left. `compute` calls are timed (user computation),
+// and where the inner transport says how much CPU time its interrupt handlers took from the rank
+// (`counts_interrupt_time`: the simulator), the part of each call they took is recorded apart;
+// where it says how long a received message was on the wire (`reports_wire_time`), each receive
+// records that too.
 // The transport's native collectives pass untraced (barrier, broadcast, reductions): an
 // application measured through
 // this decorator is expected to communicate by point-to-point messages, as the seed's do.
@@ -94,6 +98,8 @@ public:
         trace_.rank = inner.rank();
         trace_.size = inner.size();
         trace_.retransmissions_known = counts_retransmissions<Inner>;
+        trace_.interrupts_known = counts_interrupt_time<Inner>;
+        trace_.wire_known = reports_wire_time<Inner>;
         // Reserved and touched now, so that neither growth nor the first touch of a page
         // (a page fault, microseconds on a virtual machine) falls inside the traced run.
         trace_.sends.resize(expected_events);
@@ -175,7 +181,13 @@ public:
     // ---- computation ----
     void compute(const work& w) {
         const double from = now();
-        ops::compute(this->inner(), w);
+        if constexpr (counts_interrupt_time<Inner>) {
+            const double handlers = this->inner().interrupt_seconds();
+            ops::compute(this->inner(), w);
+            trace_.compute_interrupt_seconds += this->inner().interrupt_seconds() - handlers;
+        } else {
+            ops::compute(this->inner(), w);
+        }
         trace_.compute_seconds += now() - from;
         ++trace_.compute_calls;
     }
@@ -197,6 +209,9 @@ public:
         out.start = trace_.start, out.stop = trace_.stop;
         out.compute_seconds = end.compute_seconds - window_.compute_seconds;
         out.compute_calls = end.compute_calls - window_.compute_calls;
+        out.compute_interrupt_seconds = end.compute_interrupt_seconds - window_.compute_interrupt_seconds;
+        out.interrupts_known = trace_.interrupts_known;
+        out.wire_known = trace_.wire_known;
         out.retransmissions = trace_.retransmissions, out.retransmissions_known = trace_.retransmissions_known;
         const auto in_window = [](const auto& v, std::size_t from, std::size_t to) {
             return std::vector(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(to));
@@ -263,6 +278,10 @@ private:
         traced_receive& x = trace_.receives[r.receive];
         x.matched_source = s.source, x.matched_tag = s.tag, x.size = s.size;
         x.blocked_from = from, x.blocked_to = to, x.completed = to;
+        if constexpr (reports_wire_time<Inner>) {
+            const wire_span w = this->inner().last_received_wire();
+            x.wire_seconds = w.seconds, x.wire_from = w.from, x.wire_to = w.to;
+        }
         r.receive = request::none;  // a second wait or test finds a completed request
     }
 
@@ -271,9 +290,13 @@ private:
         std::size_t sends = 0, receives = 0;
         double compute_seconds = 0.0;
         std::size_t compute_calls = 0;
+        double compute_interrupt_seconds = 0.0;
     };
     /// Where the trace stands now.
-    marks here() const { return {trace_.sends.size(), trace_.receives.size(), trace_.compute_seconds, trace_.compute_calls}; }
+    marks here() const {
+        return {trace_.sends.size(), trace_.receives.size(), trace_.compute_seconds, trace_.compute_calls,
+                trace_.compute_interrupt_seconds};
+    }
 
     message_trace trace_;
     std::optional<global_clock<Inner>> clock_;

@@ -142,6 +142,7 @@ public:
     void charge(int r, vtime d) {
         cpu& n = cpu_of(r);
         const vtime extra = n.kernel_busy ? std::max<vtime>(0, n.kernel_free - now_) : 0;
+        if (n.kernel_busy && !n.detour_running) n.stolen += extra;
         const vtime end = now_ + d + extra;
         if (end == now_) return;
         n.busy_until = end;
@@ -156,6 +157,9 @@ public:
         fibers_.suspend();
         n.state = app_state::running;
     }
+
+    /// The CPU time interrupt handlers took from node `r`'s process so far (detours not counted).
+    vtime stolen(int r) const noexcept { return cpu_of(r).stolen; }
 
     /// Raises the stop exception if the run is stopping.
     void check_stop(int r) const {
@@ -247,8 +251,9 @@ protected:
     void run_handler(int r, Work* w, vtime cost) {
         cpu& n = cpu_of(r);
         n.kernel_busy = true;
+        n.detour_running = false;
         n.kernel_free = now_ + cost;
-        if (n.state == app_state::charging && now_ < n.busy_until) n.busy_until += cost;  // stolen
+        if (n.state == app_state::charging && now_ < n.busy_until) n.busy_until += cost, n.stolen += cost;  // stolen
         events_.push(n.kernel_free, event_kind::handler_end, r, w);
     }
 
@@ -311,6 +316,8 @@ private:
         app_state state = app_state::woken;
         bool kernel_busy = false;
         vtime busy_until = 0;  ///< end of the process's current charge of CPU time
+        vtime stolen = 0;      ///< CPU time interrupt handlers took from the process so far
+        bool detour_running = false;  ///< the kernel's occupant is a detour, not a handler
         bool (*ready_fn)(void*) = nullptr;
         void* ready_ctx = nullptr;
         vtime kernel_free = 0;
@@ -366,6 +373,7 @@ private:
         ++noise_edges_[static_cast<std::size_t>(r)];
         cpu& n = cpu_of(r);
         n.kernel_busy = true;
+        n.detour_running = true;
         n.kernel_free = now_ + length;
         if (n.state == app_state::charging && now_ < n.busy_until) n.busy_until += length;
         push_noise(n.kernel_free, event_kind::detour_end, r);

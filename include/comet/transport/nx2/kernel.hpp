@@ -300,6 +300,7 @@ private:
                     copy(o->buffer, msg->sysbuf.data(), msg->size);
                 msg->rop = nullptr;
                 o->msg = nullptr;
+                take_wire(o, msg);
                 complete(o);
                 if (!msg->system) owe_credit(r, msg->source);
                 msg->receiver_done = true;
@@ -350,6 +351,7 @@ private:
                 if (msg->via_sysbuf && !o->abandoned) copy(o->buffer, msg->sysbuf.data(), msg->size);
                 msg->rop = nullptr;
                 o->msg = nullptr;
+                take_wire(o, msg);
                 complete(o);
                 msg->receiver_done = true;
             }
@@ -358,6 +360,7 @@ private:
             if (op* o = msg->rop) {
                 msg->rop = nullptr;
                 o->msg = nullptr;
+                take_wire(o, msg);
                 complete(o);
             }
             msg->receiver_done = true;
@@ -388,6 +391,12 @@ private:
     /// until that one has been delivered, so receives match messages in the order they were sent.
     void arrived(transmission* t) {
         net_.finish(t);
+        if (message* m = t->msg) {  // the packet's time on the wire: its hops and its bytes
+            const vtime w = times(m_.hop_latency, t->links.size()) + net_.stream_time(t->bytes);
+            m->wire_from = m->wire_time == 0 ? now() - w : std::min(m->wire_from, now() - w);
+            m->wire_to = now();
+            m->wire_time += w;
+        }
         if (!opens_message(t->kind)) return deliver(t);
         peer_state& p = peer(t->dst, t->src);
         const int space = t->msg->system ? 1 : 0;

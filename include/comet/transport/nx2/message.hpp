@@ -29,6 +29,10 @@ enum class mode : std::uint8_t {
 };
 
 struct op;
+struct message;
+/// Receive `o` completes with `m`: it keeps `m`'s time on the wire (`m` may be reused before
+/// the process collects `o`).
+void take_wire(op* o, const message* m) noexcept;
 
 /// A message between two nodes, from its send until both ends are done with it.
 struct message {
@@ -48,6 +52,9 @@ struct message {
     std::vector<std::byte> kept;  ///< a bsend's long message: its bytes, kept by the kernel while it waits
     bool sender_done = false, receiver_done = false;
     int refs = 0;             ///< transmissions and interrupts still using it
+    /// Its packets' time on the wire so far (each: its hops' latency and its bytes' streaming,
+    /// no waiting for channels), and the span from the first one's start to the last one's end.
+    vtime wire_time = 0, wire_from = 0, wire_to = 0;
     message* prev = nullptr;  ///< in the receiver's unexpected list, or the sender's queue
     message* next = nullptr;
 };
@@ -65,10 +72,16 @@ struct op {
     status result;
     std::size_t overflow = 0;  ///< a matched message that did not fit: its size
     message* msg = nullptr;
+    /// A receive: the message's wire time and span (message::wire_time) when it completed.
+    vtime wire_time = 0, wire_from = 0, wire_to = 0;
     std::vector<std::byte> own;  ///< a send's bytes, copied when its request was dropped
     op* prev = nullptr;          ///< in the posted-receive list
     op* next = nullptr;
 };
+
+inline void take_wire(op* o, const message* m) noexcept {
+    o->wire_time = m->wire_time, o->wire_from = m->wire_from, o->wire_to = m->wire_to;
+}
 
 /// The messages and transmissions of one run, and the system buffers they hold: each taken from
 /// its free list, and given back once nothing uses it.
@@ -95,6 +108,7 @@ public:
         m->via_sysbuf = m->data_arrived = m->dropped = m->released = false;
         m->sender_done = m->receiver_done = false;
         m->refs = 0;
+        m->wire_time = m->wire_from = m->wire_to = 0;
         m->prev = m->next = nullptr;
         return m;
     }

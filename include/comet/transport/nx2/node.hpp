@@ -113,6 +113,7 @@ struct node {
         o->result = status{};
         o->overflow = 0;
         o->msg = nullptr;
+        o->wire_time = o->wire_from = o->wire_to = 0;
         o->prev = o->next = nullptr;
         return o;
     }

@@ -204,6 +204,7 @@ public:
         case mode::local:
             charge(r, times(m_.copy_per_byte, msg->size));
             copy(buffer, msg->sysbuf.data(), msg->size);
+            take_wire(o, msg);
             if (msg->how == mode::eager && !msg->system) owe_credit(r, msg->source);
             msg->receiver_done = true;
             pool_.maybe_free(msg);
@@ -213,6 +214,7 @@ public:
             if (msg->data_arrived) {
                 charge(r, times(m_.copy_per_byte, msg->size));
                 copy(buffer, msg->sysbuf.data(), msg->size);
+                take_wire(o, msg);
                 msg->receiver_done = true;
                 pool_.maybe_free(msg);
                 o->done = true;
