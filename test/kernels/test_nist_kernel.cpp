@@ -225,6 +225,7 @@ BOOST_AUTO_TEST_CASE(application_parameters_are_set_by_name) {
     nist::set_parameter(c, "cp.ring.work_per_datum=7");
     nist::set_parameter(c, "cm.mesh.message_bytes=512");
     nist::set_parameter(c, "rc.dispatch_frequency=100");
+    nist::set_parameter(c, "cp.rc.dispatch_share=0.25");
     // Both settings, or the one named; the rest stay the seed's.
     BOOST_TEST(c.ring(nist::setting::cm).messages == 40u);
     BOOST_TEST(c.ring(nist::setting::cp).messages == 40u);
@@ -234,6 +235,8 @@ BOOST_AUTO_TEST_CASE(application_parameters_are_set_by_name) {
     BOOST_TEST(c.mesh(nist::setting::cm).message_bytes == 512u);
     BOOST_TEST(c.mesh(nist::setting::cp).message_bytes == nist::mesh_setting(nist::setting::cp).message_bytes);
     BOOST_TEST(c.rc(nist::setting::cp).dispatch_frequency == 100u);
+    BOOST_TEST(c.rc(nist::setting::cp).dispatch_share == 0.25);  // a fraction where the field is one
+    BOOST_TEST(c.rc(nist::setting::cm).dispatch_share == nist::rc_setting(nist::setting::cm).dispatch_share);
     // A later call overrides an earlier one for what they share.
     nist::set_parameter(c, "cm.ring.messages=5");
     BOOST_TEST(c.ring(nist::setting::cm).messages == 5u);
@@ -265,6 +268,9 @@ BOOST_AUTO_TEST_CASE(application_parameters_are_set_by_name) {
     refused("ring.messages=", {"'' is not a whole number"});
     refused("ring.messages=1e3", {"'1e3' is not a whole number"});
     refused("ring.messages=1000000000000001", {"is not a whole number from 0 to 10^15"});
+    refused("ring.messages=2.5", {"'2.5' is not a whole number"});
+    refused("rc.dispatch_share=-0.5", {"'-0.5' is not a number from 0 to 10^15"});
+    refused("rc.dispatch_share=half", {"'half' is not a number"});
     // A value the application cannot run with is the application's to refuse, naming it and the rank.
     nist::study_config z;
     nist::set_parameter(z, "ring.messages=0");

@@ -99,6 +99,7 @@ struct application_result {
     /// Of those, the ones that dispatched nothing: when the flow-control window let them go, no
     /// work was left to give.
     std::uint64_t dispatches_skipped = 0;
+    std::uint64_t items_dispatched = 0;    ///< data items this rank gave away
     std::uint64_t termination_rounds = 0;  ///< rank 0: rounds of the termination token
 };
 

@@ -72,13 +72,13 @@ struct study_config {
 };
 
 /// Sets one of the applications' parameters in `cfg`: `spec` is "[cm.|cp.]application.name=value",
-/// a whole number, e.g. "ring.messages=40" (both settings) or "cp.mesh.work_per_datum=200" (CP
-/// only). The names are the fields of ring_config, rc_config and mesh_config (the tags aside;
+/// a whole number (a fraction for rc's dispatch_share), e.g. "ring.messages=40" (both settings)
+/// or "cp.mesh.work_per_datum=200" (CP only). The names are the fields of ring_config, rc_config and mesh_config (the tags aside;
 /// `parameter_names` lists them). What is not set keeps the seed's value (`ring_setting` ...) or
 /// the one an earlier call or `cfg`'s own function gave. Whether the values fit together (a
 /// message that holds its items, ...) is the application's to check when it runs.
 /// @throws invalid_argument naming `spec` for an unknown setting, application or name, or a
-///         value that is not a whole number from 0 to 10^15.
+///         value that is not a whole number (a number) from 0 to 10^15.
 COMET_DECL void set_parameter(study_config& cfg, std::string_view spec);
 
 /// The parameter names `set_parameter` knows for `app`, comma-separated.
@@ -90,8 +90,7 @@ COMET_DECL void check_study(int rank, int p, application app, const study_config
 
 /// The application's parameters in setting `s` that differ from the seed's (`ring_setting` ...),
 /// as ("<application>.<name>", value): a record names them among its parameters.
-COMET_DECL std::vector<std::pair<std::string, std::uint64_t>> changed_parameters(application app, const study_config& cfg,
-                                                                                 setting s);
+COMET_DECL std::vector<std::pair<std::string, double>> changed_parameters(application app, const study_config& cfg, setting s);
 
 /// Room in the trace for one run's messages, so that it rarely grows inside the run.
 COMET_DECL std::size_t expected_events(application app, int p, const study_config& cfg, setting s);
@@ -234,8 +233,10 @@ result_set dilation_study(T& t, application app, const study_config& cfg = {}) {
             record rec{std::string(to_string(app)), params{}, std::move(samples)};
             rec.params.set("application", std::string(to_string(app))).set("setting", std::string(to_string(s))).set("dilation", d).set("nodes", p);
             rec.params.set("trials", static_cast<std::int64_t>(cfg.trials));
-            for (const auto& [name, value] : detail::changed_parameters(app, cfg, s))
-                rec.params.set(name, static_cast<std::int64_t>(value));
+            for (const auto& [name, value] : detail::changed_parameters(app, cfg, s)) {
+                if (value == std::floor(value)) rec.params.set(name, static_cast<std::int64_t>(value));
+                else rec.params.set(name, value);
+            }
             rec.values.set("elapsed", n.elapsed).set("user", n.user).set("logical", n.logical).set("physical", n.physical).set("overhead", n.overhead);
             rec.values.set("lm_percent", n.logical_message_percent).set("mean_logical", n.mean_logical);
             rec.values.set("max_logical", n.max_logical).set("data_messages", static_cast<std::int64_t>(data_messages));

@@ -6,9 +6,12 @@
 #include <comet/kernels/nist/kernel.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <iterator>
 #include <string>
+#include <system_error>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,15 +22,17 @@ namespace detail {
 template <class Config>
 struct parameter {
     std::string_view name;
-    void (*set)(Config&, std::uint64_t);
-    std::uint64_t (*get)(const Config&);
+    void (*set)(Config&, double);
+    double (*get)(const Config&);
+    bool real;  ///< a fraction (else a whole number)
 };
 
 /// A table row for field `F` of `Config`.
 #define COMET_NIST_PARAMETER(Config, F)                                                          \
     parameter<Config> {                                                                          \
-        #F, [](Config& c, std::uint64_t v) { c.F = static_cast<decltype(c.F)>(v); },            \
-            [](const Config& c) { return static_cast<std::uint64_t>(c.F); }                     \
+        #F, [](Config& c, double v) { c.F = static_cast<decltype(c.F)>(v); },                   \
+            [](const Config& c) { return static_cast<double>(c.F); },                           \
+            std::is_floating_point_v<decltype(Config::F)>                                       \
     }
 
 inline constexpr parameter<ring_config> ring_parameters[] = {
@@ -39,7 +44,9 @@ inline constexpr parameter<ring_config> ring_parameters[] = {
 };
 inline constexpr parameter<rc_config> rc_parameters[] = {
     COMET_NIST_PARAMETER(rc_config, initial_items),
+    COMET_NIST_PARAMETER(rc_config, dispatch_share),
     COMET_NIST_PARAMETER(rc_config, items_per_chunk),
+    COMET_NIST_PARAMETER(rc_config, message_bytes),
     COMET_NIST_PARAMETER(rc_config, dispatch_frequency),
     COMET_NIST_PARAMETER(rc_config, work_per_datum),
     COMET_NIST_PARAMETER(rc_config, bookkeeping_per_datum),
@@ -56,33 +63,35 @@ inline constexpr parameter<mesh_config> mesh_parameters[] = {
 };
 #undef COMET_NIST_PARAMETER
 
-/// Wraps `fn` (or `seed` when empty) so that the setting(s) `only` names get `name` = `value`.
-/// False if `name` is none of `table`'s.
+/// The row of `table` named `name`, or none.
 template <class Config, std::size_t N>
-bool wrap(std::function<Config(setting)>& fn, Config (*seed)(setting), const parameter<Config> (&table)[N],
-          std::string_view name, std::optional<setting> only, std::uint64_t value) {
+const parameter<Config>* find_parameter(const parameter<Config> (&table)[N], std::string_view name) {
     const auto p = std::find_if(std::begin(table), std::end(table), [&](const auto& x) { return x.name == name; });
-    if (p == std::end(table)) return false;
+    return p == std::end(table) ? nullptr : p;
+}
+
+/// Wraps `fn` (or `seed` when empty) so that the setting(s) `only` names get `p`'s field = `value`.
+template <class Config>
+void wrap(std::function<Config(setting)>& fn, Config (*seed)(setting), const parameter<Config>& p, std::optional<setting> only,
+          double value) {
     std::function<Config(setting)> before = fn ? std::move(fn) : std::function<Config(setting)>(seed);
-    fn = [before = std::move(before), set = p->set, only, value](setting s) {
+    fn = [before = std::move(before), set = p.set, only, value](setting s) {
         Config c = before(s);
         if (!only || *only == s) set(c, value);
         return c;
     };
-    return true;
 }
 
 /// The fields of `table` in which `c` differs from `seed`, as ("<app>.<name>", value).
 template <class Config, std::size_t N>
 void differences(std::string_view app, const Config& c, const Config& seed, const parameter<Config> (&table)[N],
-                 std::vector<std::pair<std::string, std::uint64_t>>& out) {
+                 std::vector<std::pair<std::string, double>>& out) {
     for (const auto& p : table)
         if (p.get(c) != p.get(seed)) out.emplace_back(std::string(app) + "." + std::string(p.name), p.get(c));
 }
 
-COMET_DECL std::vector<std::pair<std::string, std::uint64_t>> changed_parameters(application app, const study_config& cfg,
-                                                                                 setting s) {
-    std::vector<std::pair<std::string, std::uint64_t>> out;
+COMET_DECL std::vector<std::pair<std::string, double>> changed_parameters(application app, const study_config& cfg, setting s) {
+    std::vector<std::pair<std::string, double>> out;
     switch (app) {
     case application::ring:
         if (cfg.ring) differences("ring", cfg.ring(s), ring_setting(s), ring_parameters, out);
@@ -103,8 +112,8 @@ COMET_DECL std::string_view parameter_names(application app) noexcept {
     switch (app) {
     case application::ring: return "messages, message_bytes, items_per_message, work_per_datum, bookkeeping_per_datum";
     case application::rc:
-        return "initial_items, items_per_chunk, dispatch_frequency, work_per_datum, bookkeeping_per_datum, window, "
-               "check_interval, seed";
+        return "initial_items, dispatch_share (a fraction), items_per_chunk, message_bytes, dispatch_frequency, work_per_datum, "
+               "bookkeeping_per_datum, window, check_interval, seed";
     case application::mesh: return "steps, message_bytes, items_per_step, work_per_datum, bookkeeping_per_datum";
     }
     return {};
@@ -122,20 +131,36 @@ COMET_DECL void set_parameter(study_config& cfg, std::string_view spec) {
     const auto dot = path.find('.');
     if (dot == std::string_view::npos) fail("not [cm.|cp.]application.name=value");
     const std::string_view app = path.substr(0, dot), name = path.substr(dot + 1);
-    std::uint64_t value = 0;
-    constexpr std::uint64_t most = 1'000'000'000'000'000;
-    if (text.empty() || text.size() > 16 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        fail("'", text, "' is not a whole number from 0 to 10^15");
-    for (char c : text) value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    if (value > most) fail("'", text, "' is not a whole number from 0 to 10^15");
-    bool known = false;
-    if (app == "ring") known = detail::wrap(cfg.ring, &ring_setting, detail::ring_parameters, name, only, value);
-    else if (app == "rc") known = detail::wrap(cfg.rc, &rc_setting, detail::rc_parameters, name, only, value);
-    else if (app == "mesh") known = detail::wrap(cfg.mesh, &mesh_setting, detail::mesh_parameters, name, only, value);
+    const auto names = [&] {
+        return parameter_names(app == "ring" ? application::ring : app == "rc" ? application::rc : application::mesh);
+    };
+    // The parameter first (whether it is a fraction or a whole number), then its value.
+    const detail::parameter<ring_config>* ring_p = nullptr;
+    const detail::parameter<rc_config>* rc_p = nullptr;
+    const detail::parameter<mesh_config>* mesh_p = nullptr;
+    if (app == "ring") ring_p = detail::find_parameter(detail::ring_parameters, name);
+    else if (app == "rc") rc_p = detail::find_parameter(detail::rc_parameters, name);
+    else if (app == "mesh") mesh_p = detail::find_parameter(detail::mesh_parameters, name);
     else fail("no application '", app, "' (ring, rc, mesh)");
-    if (!known)
-        fail(app, " has no parameter '", name, "' (",
-             parameter_names(app == "ring" ? application::ring : app == "rc" ? application::rc : application::mesh), ")");
+    if (!ring_p && !rc_p && !mesh_p) fail(app, " has no parameter '", name, "' (", names(), ")");
+    const bool real = ring_p ? ring_p->real : rc_p ? rc_p->real : mesh_p->real;
+    double value = 0.0;
+    constexpr double most = 1e15;
+    if (real) {
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || !(value >= 0.0 && value <= most))
+            fail("'", text, "' is not a number from 0 to 10^15");
+    } else {
+        if (text.empty() || text.size() > 16 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            fail("'", text, "' is not a whole number from 0 to 10^15");
+        std::uint64_t whole = 0;
+        for (char c : text) whole = whole * 10 + static_cast<std::uint64_t>(c - '0');
+        if (whole > static_cast<std::uint64_t>(most)) fail("'", text, "' is not a whole number from 0 to 10^15");
+        value = static_cast<double>(whole);
+    }
+    if (ring_p) detail::wrap(cfg.ring, &ring_setting, *ring_p, only, value);
+    if (rc_p) detail::wrap(cfg.rc, &rc_setting, *rc_p, only, value);
+    if (mesh_p) detail::wrap(cfg.mesh, &mesh_setting, *mesh_p, only, value);
 }
 
 namespace detail {

@@ -4,8 +4,12 @@
 // A pool of nodes, each starting with the same amount of work: `initial_items` data items (32-bit
 // values drawn from a seeded hash). A node processes its items in order; some values are
 // "special" (one in `dispatch_frequency`, on average), and a node meeting one yields part of its
-// work: it sends the next `items_per_chunk` items of its pool to another node chosen from that
-// value ("randomly chooses (based upon data values) a destination"). While it works, a node
+// work to another node chosen from that value ("randomly chooses (based upon data values) a
+// destination node and determines how much to dispatch"): a share of its pool the value also
+// decides, up to `dispatch_share` of it (or, with a share of 0, `items_per_chunk` items). Work
+// travels as ranges of items (the node that created them, the first index, the count: the
+// values follow from them), so a message's length does not grow with the work it carries; it is
+// `message_bytes` long, or longer when it holds more ranges than fit. While it works, a node
 // checks its message queue with `iprobe` every `check_interval` items (and after every special
 // value), receiving new work, which it appends to its pool, and acknowledgements. Flow control:
 // at most `window` work messages of a node are unacknowledged at once; a dispatch that finds the
@@ -36,6 +40,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -53,9 +58,19 @@ struct rc_config {
     /// Data items each node starts with. 320,000 on 16 nodes with a special value every 383
     /// items makes about 13,370 work messages, the seed's CM-RC count (table A5: 13,374).
     std::uint64_t initial_items = 320000;
-    /// Data items a dispatch sends (fewer when the pool holds fewer). A work message is a
-    /// 32-byte header and 4 bytes per item.
+    /// The most a dispatch yields, as a share of the dispatching node's pool (0 < share <= 1): each
+    /// dispatch yields u x share of it, u in (0, 1] drawn from the special value that asked for
+    /// it (at least 1 item). The seed says a node "determines how much to dispatch" from its
+    /// data, not how; 1, any share of what it has alike, is the reading that adds nothing to
+    /// it (an assumption; docs/nist.md gives the study at 0, 0.25, 0.5 and 1). 0: every
+    /// dispatch yields `items_per_chunk` items instead.
+    double dispatch_share = 1.0;
+    /// Data items a dispatch yields when `dispatch_share` is 0 (fewer when the pool holds fewer).
     std::uint64_t items_per_chunk = 64;
+    /// Length of a work message: a 32-byte header and 20 bytes per range of items it carries (at
+    /// most `rc_ranges_per_message`), padded to this. The default is what 64 items of 4 bytes
+    /// and the header take.
+    std::size_t message_bytes = 32 + 4 * 64;
     /// One value in this many is special and asks for a dispatch (>= 1; 1: every item).
     std::uint64_t dispatch_frequency = 383;
     /// Flops (the seed's integer multiplications) per data item processed.
@@ -74,9 +89,12 @@ struct rc_config {
     int tag = rc_tag;
 };
 
-/// Bytes of an RC message's header (kind, sender, two fields, checksum); a work message adds 4
-/// bytes per item.
+/// Bytes of an RC message's header (kind, sender, two fields, checksum); a work message adds 20
+/// bytes per range of items (the creating rank: 4, the first index: 8, the count: 8).
 inline constexpr std::size_t rc_header_bytes = 32;
+inline constexpr std::size_t rc_range_bytes = 20;
+/// The most ranges a work message carries: a dispatch that would need more yields less.
+inline constexpr std::size_t rc_ranges_per_message = 16;
 
 /// The seed's CM-RC and CP-RC. Each item is one datum operation in both; the grain (table I: 383
 /// and 17,430 datum operations between communication points, averages) comes from how often a
@@ -112,6 +130,18 @@ inline std::uint64_t rc_checksum(std::span<const std::byte> b) noexcept {
 /// The value of item `index` that node `rank` starts with.
 constexpr std::uint32_t rc_item(std::uint64_t seed, int rank, std::uint64_t index) noexcept {
     return static_cast<std::uint32_t>(mix(seed, static_cast<std::uint64_t>(rank), index));
+}
+
+/// Items `first` .. `first + count - 1` that node `origin` started with.
+struct rc_range {
+    std::uint32_t origin = 0;
+    std::uint64_t first = 0, count = 0;
+};
+
+/// The share u in (0, 1] of `dispatch_share` that special value `v` dispatches: from bits of the
+/// value that neither its being special nor its choice of destination uses.
+constexpr double rc_share(std::uint64_t seed, std::uint32_t v) noexcept {
+    return static_cast<double>((mix(seed, v, 0x5348415245) >> 11) + 1) * 0x1p-53;
 }
 
 /// Sums of the low and high 16 bits of the values seen: with the count, a fingerprint of a
@@ -163,10 +193,13 @@ application_result rc(T& t, const rc_config& cfg = {}) {
     if (cfg.initial_items > (std::uint64_t{1} << 37) / static_cast<std::uint64_t>(p))
         raise<invalid_argument>(me, "rc: initial_items = ", cfg.initial_items, " on ", p,
                                 " nodes is more than the 2^37 items whose fingerprint stays exact");
-    if (cfg.items_per_chunk == 0) raise<invalid_argument>(me, "rc: items_per_chunk = 0; a dispatch sends at least 1 item");
-    if (cfg.items_per_chunk > (max_message_size - rc_header_bytes) / 4)
-        raise<invalid_argument>(me, "rc: items_per_chunk = ", cfg.items_per_chunk, " do not fit a message of at most ",
-                                max_message_size, " bytes");
+    if (!(cfg.dispatch_share >= 0.0 && cfg.dispatch_share <= 1.0))
+        raise<invalid_argument>(me, "rc: dispatch_share = ", cfg.dispatch_share, " is outside 0..1");
+    if (cfg.dispatch_share == 0.0 && cfg.items_per_chunk == 0)
+        raise<invalid_argument>(me, "rc: items_per_chunk = 0 with dispatch_share = 0; a dispatch yields at least 1 item");
+    if (cfg.message_bytes < rc_header_bytes + rc_range_bytes || cfg.message_bytes > max_message_size)
+        raise<invalid_argument>(me, "rc: message_bytes = ", cfg.message_bytes, " is outside ", rc_header_bytes + rc_range_bytes,
+                                "..", max_message_size, " (a header and one range of items at least)");
     if (cfg.dispatch_frequency == 0 || cfg.dispatch_frequency > (std::uint64_t{1} << 32))
         raise<invalid_argument>(me, "rc: dispatch_frequency = ", cfg.dispatch_frequency, " is outside 1..4294967296");
     if (cfg.window == 0) raise<invalid_argument>(me, "rc: window = 0; a node must be allowed 1 unacknowledged message");
@@ -177,35 +210,34 @@ application_result rc(T& t, const rc_config& cfg = {}) {
         raise<invalid_argument>(me, "rc: bookkeeping_per_datum = ", cfg.bookkeeping_per_datum, " is over 2^24 flops per item");
     detail::check_tag(me, app, cfg.tag, 1);
     // The seed is compared in two 32-bit halves: a double holds 53 bits exactly, not 64.
-    detail::check_same_config<T, 10>(
+    detail::check_same_config<T, 12>(
         t, app,
         {"initial_items", "items_per_chunk", "dispatch_frequency", "work_per_datum", "bookkeeping_per_datum", "window",
-         "check_interval", "seed (high bits)", "seed (low bits)", "tag"},
+         "check_interval", "seed (high bits)", "seed (low bits)", "tag", "dispatch_share", "message_bytes"},
         {static_cast<double>(cfg.initial_items), static_cast<double>(cfg.items_per_chunk),
          static_cast<double>(cfg.dispatch_frequency), static_cast<double>(cfg.work_per_datum),
          static_cast<double>(cfg.bookkeeping_per_datum), static_cast<double>(cfg.window),
          static_cast<double>(cfg.check_interval), static_cast<double>(cfg.seed >> 32),
-         static_cast<double>(cfg.seed & 0xffffffffu), static_cast<double>(cfg.tag)});
+         static_cast<double>(cfg.seed & 0xffffffffu), static_cast<double>(cfg.tag), cfg.dispatch_share,
+         static_cast<double>(cfg.message_bytes)});
 
     const auto up = static_cast<std::uint64_t>(p);
     const std::uint64_t f = cfg.dispatch_frequency;
-    const std::size_t largest = rc_header_bytes + 4 * static_cast<std::size_t>(cfg.items_per_chunk);
+    const std::size_t largest = std::max(cfg.message_bytes, rc_header_bytes + rc_range_bytes * rc_ranges_per_message);
 
     application_result res;
     res.application = "rc";
     res.rank = me;
     res.nodes = p;
-    res.message_bytes = largest;
+    res.message_bytes = cfg.message_bytes;
     const auto fail = [&](auto&&... what) { raise<comet::verification_error>(me, "rc: ", what...); };
 
-    // The pool, and the fingerprints of what was created here and processed here.
-    std::deque<std::uint32_t> pool;
+    // The pool: ranges of items, processed from the front, given away from the back; and the
+    // fingerprints of what was created here and processed here.
+    std::deque<detail::rc_range> pool{{static_cast<std::uint32_t>(me), 0, cfg.initial_items}};
+    std::uint64_t pooled = cfg.initial_items;  // items in the pool
     detail::rc_tally created, processed;
-    for (std::uint64_t i = 0; i < cfg.initial_items; ++i) {
-        const std::uint32_t v = detail::rc_item(cfg.seed, me, i);
-        pool.push_back(v);
-        created.add(v);
-    }
+    for (std::uint64_t i = 0; i < cfg.initial_items; ++i) created.add(detail::rc_item(cfg.seed, me, i));
 
     // Sends in flight, their buffers kept until they complete.
     struct pending {
@@ -249,19 +281,38 @@ application_result rc(T& t, const rc_config& cfg = {}) {
     const int next = (me + 1) % p;
     const int prev = (me + p - 1) % p;
 
-    const auto dispatch = [&](int dest) {
-        const std::uint64_t n = std::min<std::uint64_t>(cfg.items_per_chunk, pool.size());
-        std::vector<std::byte> msg(rc_header_bytes + 4 * n);
-        const std::span<std::byte> b(msg);
-        for (std::uint64_t i = 0; i < n; ++i) {
-            detail::put32(b, rc_header_bytes + 4 * i, pool.back());
-            pool.pop_back();
+    const auto dispatch = [&](int dest, double share) {
+        std::uint64_t n = cfg.dispatch_share > 0.0
+                              ? static_cast<std::uint64_t>(std::ceil(share * cfg.dispatch_share * static_cast<double>(pooled)))
+                              : cfg.items_per_chunk;
+        n = std::clamp<std::uint64_t>(n, 1, pooled);
+        // The last n items of the pool, from at most rc_ranges_per_message ranges.
+        std::vector<detail::rc_range> given;
+        while (n > 0 && given.size() < rc_ranges_per_message) {
+            detail::rc_range& last = pool.back();
+            const std::uint64_t k = std::min(n, last.count);
+            given.push_back({last.origin, last.first + last.count - k, k});
+            last.count -= k;
+            if (last.count == 0) pool.pop_back();
+            pooled -= k;
+            n -= k;
         }
+        std::vector<std::byte> msg(std::max(cfg.message_bytes, rc_header_bytes + rc_range_bytes * given.size()));
+        const std::span<std::byte> b(msg);
+        std::uint64_t items = 0;
+        for (std::size_t i = 0; i < given.size(); ++i) {
+            const std::size_t at = rc_header_bytes + rc_range_bytes * i;
+            detail::put32(b, at, given[i].origin);
+            detail::put64(b, at + 4, given[i].first);
+            detail::put64(b, at + 12, given[i].count);
+            items += given[i].count;
+        }
+        res.items_dispatched += items;
         const std::uint64_t seq = seq_to[static_cast<std::size_t>(dest)]++;
         detail::put32(b, 0, detail::rc_work);
         detail::put32(b, 4, static_cast<std::uint32_t>(me));
         detail::put64(b, 8, seq);
-        detail::put64(b, 16, n);
+        detail::put64(b, 16, given.size());
         detail::put64(b, 24, detail::rc_checksum(b));
         send(dest, std::move(msg));
         unacked_to[static_cast<std::size_t>(dest)].push_back(seq);
@@ -273,10 +324,14 @@ application_result rc(T& t, const rc_config& cfg = {}) {
 
     // Dispatches asked for by special values, waiting for the window: sent as acknowledgements
     // free it, dropped when the pool has run dry (nothing left to give).
-    std::deque<int> owed;
+    struct owed_dispatch {
+        int dest;
+        double share;
+    };
+    std::deque<owed_dispatch> owed;
     const auto settle = [&] {
         while (!owed.empty() && unacked < cfg.window && !pool.empty()) {
-            dispatch(owed.front());
+            dispatch(owed.front().dest, owed.front().share);
             owed.pop_front();
         }
         if (pool.empty()) {
@@ -302,9 +357,18 @@ application_result rc(T& t, const rc_config& cfg = {}) {
             if (a != seq_from[src])
                 fail("work message ", a, " from rank ", st.source, " arrived where message ", seq_from[src], " was due");
             ++seq_from[src];
-            if (c == 0 || c > cfg.items_per_chunk || st.size != rc_header_bytes + 4 * c)
-                fail("work message ", a, " from rank ", st.source, " says it holds ", c, " items in ", st.size, " bytes");
-            for (std::uint64_t i = 0; i < c; ++i) pool.push_back(detail::get32(b, rc_header_bytes + 4 * i));
+            if (c == 0 || c > rc_ranges_per_message || st.size != std::max(cfg.message_bytes, rc_header_bytes + rc_range_bytes * c))
+                fail("work message ", a, " from rank ", st.source, " says it holds ", c, " ranges in ", st.size, " bytes");
+            for (std::uint64_t i = 0; i < c; ++i) {
+                const std::size_t at = rc_header_bytes + rc_range_bytes * i;
+                const detail::rc_range r{detail::get32(b, at), detail::get64(b, at + 4), detail::get64(b, at + 12)};
+                if (r.count == 0 || r.origin >= static_cast<std::uint32_t>(p) || r.first > cfg.initial_items ||
+                    r.count > cfg.initial_items - r.first)
+                    fail("work message ", a, " from rank ", st.source, " holds items ", r.first, " + ", r.count, " of rank ", r.origin,
+                         ", none of which exist");
+                pool.push_back(r);
+                pooled += r.count;
+            }
             ++res.verified_messages;
             --balance;
             black = true;
@@ -339,7 +403,7 @@ application_result rc(T& t, const rc_config& cfg = {}) {
     const double t0 = detail::start_together(t);
     for (;;) {
         if (stopped) {
-            if (!pool.empty()) fail("told to stop with ", pool.size(), " items still to process");
+            if (!pool.empty()) fail("told to stop with ", pooled, " items still to process");
             if (unacked != 0) fail("told to stop with ", unacked, " work messages unacknowledged");
             break;
         }
@@ -349,8 +413,11 @@ application_result rc(T& t, const rc_config& cfg = {}) {
             bool special = false;
             std::uint32_t v = 0;
             while (n < cfg.check_interval && !pool.empty()) {
-                v = pool.front();
-                pool.pop_front();
+                detail::rc_range& front = pool.front();
+                v = detail::rc_item(cfg.seed, static_cast<int>(front.origin), front.first);
+                ++front.first;
+                if (--front.count == 0) pool.pop_front();
+                --pooled;
                 processed.add(v);
                 ++n;
                 if (v % f == 0) {
@@ -365,7 +432,8 @@ application_result rc(T& t, const rc_config& cfg = {}) {
             res.bookkeeping += n * cfg.bookkeeping_per_datum;
             if (special) {
                 ++res.special_values;
-                owed.push_back(static_cast<int>((static_cast<std::uint64_t>(me) + 1 + (v / f) % (up - 1)) % up));
+                owed.push_back({static_cast<int>((static_cast<std::uint64_t>(me) + 1 + (v / f) % (up - 1)) % up),
+                                detail::rc_share(cfg.seed, v)});
             }
             poll();
             settle();
