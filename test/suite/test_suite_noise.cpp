@@ -107,7 +107,15 @@ inline void check_against_quiet(const comet::record& quiet, const comet::record&
             BOOST_TEST(flagged(noisy, name), "value " << name << " missing under noise, not flagged");
             continue;
         }
-        if (!near(*a, *b)) BOOST_TEST(flagged(noisy, name), "value " << name << " " << *b << " against " << *a << " without noise, not flagged");
+        // The NIST service states partition E, and states a thousandth of E apart in clean trials
+        // are not the noise's doing: the simulated ring's L_D read 1.4 us without noise and 2.2
+        // us with it (E_D 5.4 ms), every trial of both clean, after the noise had hit other
+        // kernels' samples, which left the machine in another state for the study's first run.
+        const bool state = name == "user" || name == "logical" || name == "physical" || name == "overhead";
+        const double part_of_e =
+            state ? 1e-3 * std::max(quiet.values.number("elapsed").value_or(0.0), noisy.values.number("elapsed").value_or(0.0)) : 0.0;
+        if (!near(*a, *b) && std::abs(*a - *b) > part_of_e)
+            BOOST_TEST(flagged(noisy, name), "value " << name << " " << *b << " against " << *a << " without noise, not flagged");
     }
 }
 

@@ -60,7 +60,9 @@ BOOST_AUTO_TEST_CASE(a_busy_operation_reads_at_least_its_length_both_ways) {
             BOOST_TEST(w.attempts >= 8u);
             BOOST_TEST(w.attempts % 8u == 0u);  // whole batches
             BOOST_TEST(w.valid() + w.late <= w.attempts);
-            BOOST_TEST(w.valid() <= 8u);
+            // Batches run while fewer than 8 are kept, and every valid one of the last batch is
+            // kept (timing/window.hpp, 5.): 7 + 8 at most, when a loaded machine starts some late.
+            BOOST_TEST(w.valid() < 2 * 8u);
             BOOST_TEST(w.gave_up == (w.valid() < 8u));
             BOOST_TEST(w.clock_error == 0.0);  // the threads transport's clock is global
             BOOST_TEST(w.window >= 4 * 200e-6 * (how == comet::window_measure::pipelined ? 3 : 1));
