@@ -82,7 +82,7 @@ struct study_config {
 COMET_DECL void set_parameter(study_config& cfg, std::string_view spec);
 
 /// The parameter names `set_parameter` knows for `app`, comma-separated.
-COMET_DECL std::string_view parameter_names(application app) noexcept;
+COMET_DECL std::string_view parameter_names(application app);
 
 namespace detail {
 

@@ -82,6 +82,18 @@ void wrap(std::function<Config(setting)>& fn, Config (*seed)(setting), const par
     };
 }
 
+/// `table`'s names, comma-separated, a fraction said so.
+template <class Config, std::size_t N>
+std::string names_of(const parameter<Config> (&table)[N]) {
+    std::string out;
+    for (const auto& p : table) {
+        if (!out.empty()) out += ", ";
+        out += p.name;
+        if (p.real) out += " (a fraction)";
+    }
+    return out;
+}
+
 /// The fields of `table` in which `c` differs from `seed`, as ("<app>.<name>", value).
 template <class Config, std::size_t N>
 void differences(std::string_view app, const Config& c, const Config& seed, const parameter<Config> (&table)[N],
@@ -108,13 +120,14 @@ COMET_DECL std::vector<std::pair<std::string, double>> changed_parameters(applic
 
 }  // namespace detail
 
-COMET_DECL std::string_view parameter_names(application app) noexcept {
+COMET_DECL std::string_view parameter_names(application app) {
+    // Made from the tables once, so that the help and the errors list what set_parameter knows.
+    static const std::string ring = detail::names_of(detail::ring_parameters), rc = detail::names_of(detail::rc_parameters),
+                             mesh = detail::names_of(detail::mesh_parameters);
     switch (app) {
-    case application::ring: return "messages, message_bytes, items_per_message, work_per_datum, bookkeeping_per_datum";
-    case application::rc:
-        return "initial_items, dispatch_share (a fraction), items_per_chunk, message_bytes, dispatch_frequency, work_per_datum, "
-               "bookkeeping_per_datum, window, check_interval, seed";
-    case application::mesh: return "steps, message_bytes, items_per_step, work_per_datum, bookkeeping_per_datum";
+    case application::ring: return ring;
+    case application::rc: return rc;
+    case application::mesh: return mesh;
     }
     return {};
 }
