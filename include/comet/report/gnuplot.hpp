@@ -3,7 +3,8 @@
 //
 // Files, for a plot named N, in the folder given:
 //   N.dat  gnuplot data: '#' comment lines naming the plot and the series, then one block per
-//          series (x y rows, sorted by x), blocks separated by two blank lines (gnuplot's `index`)
+//          series (x y rows, sorted by x; x y low high where the plot has intervals), blocks
+//          separated by two blank lines (gnuplot's `index`)
 //   N.gp   a script that, run in the folder (`gnuplot N.gp`), writes N.png with the pngcairo
 //          terminal when this gnuplot has it and the png terminal otherwise
 //   N.png  when gnuplot is on the PATH and rendering succeeds
@@ -18,7 +19,9 @@
 #include <comet/report/plot_model.hpp>
 #include <comet/stats/record.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -60,8 +63,8 @@ struct plot_outcome {
 
 namespace detail::plot {
 
-/// A number for a data file: the shortest form that reads back exactly (x values are parameters
-/// and stay exact) or six significant digits (y values are measurements).
+/// A number for a data file: the shortest form that reads back exactly, whole numbers in full
+/// (x values are parameters and stay exact), or six significant digits (y values are measurements).
 COMET_DECL std::string number_text(double v, bool exact);
 
 /// A gnuplot single-quoted string: no escapes inside, a quote doubled.
@@ -73,15 +76,27 @@ COMET_DECL std::string one_line(std::string s);
 /// A POSIX shell single-quoted word.
 COMET_DECL std::string shell_quoted(std::string_view s);
 
+/// The `set xtics` list of a log x axis that also shows x = 0 at `zero`: "0" there, then the
+/// powers of `base` from `least` to `most` (every second, third ... when there are more than
+/// 12; the two ends themselves when at most one power lies between them).
+COMET_DECL std::string zero_log_ticks(double zero, double least, double most, int base);
+
 }  // namespace detail::plot
 
-/// Writes `p` as a gnuplot data file: "# " comment lines (name, title, axes; before each block
-/// "# series K: <title>", or "# series K" when untitled), then one "x y" line per point of each
-/// series, the blocks separated by two blank lines so that the script can pick them with `index K`.
+/// Writes `p` as a gnuplot data file: "# " comment lines (name, title, axes, what the interval
+/// columns are and where x = 0 is drawn; before each block "# series K: <title>", or
+/// "# series K" when untitled), then one "x y" line per point of each series ("x y low high"
+/// when a point of the plot has an interval, "NaN NaN" where one has none), the blocks
+/// separated by two blank lines so that the script can pick them with `index K`; within a block,
+/// one blank line after the points at x = 0 of a log axis, so that no line joins them to the rest.
 COMET_DECL void write_plot_data(std::ostream& os, const plot_data& p);
 
 /// Writes the gnuplot script that draws `p` from `<name>.dat` into `<name>.png`, both in the
-/// folder the script is run in (pngcairo when this gnuplot has it, png otherwise).
+/// folder the script is run in (pngcairo when this gnuplot has it, png otherwise): each series
+/// as points joined by lines in linetype `line + 1` (dash type `dash + 1` for series split off
+/// another), the intervals as error bars in the same colour; on a log x axis with points at
+/// x = 0, those at `zero_x` with a tick "0", and a second line of the x label saying so and
+/// what the bars are.
 COMET_DECL void write_plot_script(std::ostream& os, const plot_data& p, const plot_options& opt = {});
 
 namespace detail::plot {

@@ -15,9 +15,12 @@ namespace comet {
 namespace detail::plot {
 
 COMET_DECL std::string number_text(double v, bool exact) {
-    char buf[64];
-    const auto res = exact ? std::to_chars(buf, buf + sizeof buf, v)
-                           : std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
+    char buf[400];
+    // Whole numbers in full (100000, not 1e+05): they are sizes and counts, read as such.
+    const bool whole = exact && v == std::floor(v) && std::abs(v) < 1e15;
+    const auto res = whole   ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                     : exact ? std::to_chars(buf, buf + sizeof buf, v)
+                             : std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
     return std::string(buf, res.ptr);
 }
 
@@ -61,24 +64,67 @@ namespace comet {
 COMET_DECL void write_plot_data(std::ostream& os, const plot_data& p) {
     using detail::plot::number_text;
     using detail::plot::one_line;
+    const bool intervals = !p.interval_label.empty();
     os << "# comet plot " << p.name << ": " << one_line(p.title) << '\n';
     os << "# x: " << one_line(p.x_label) << '\n';
     os << "# y: " << one_line(p.y_label) << '\n';
+    if (intervals) os << "# low, high: " << one_line(p.interval_label) << " (NaN where the samples give none)\n";
+    if (p.zero_x)
+        os << "# x = 0 is drawn at " << number_text(*p.zero_x, true)
+           << " on the log axis, apart from the line (a blank line ends it)\n";
     for (std::size_t k = 0; k < p.series.size(); ++k) {
         if (k > 0) os << "\n\n";
         os << "# series " << k;
         if (!p.series[k].title.empty()) os << ": " << one_line(p.series[k].title);
         os << '\n';
-        for (const auto& [x, y] : p.series[k].points)
-            os << number_text(x, true) << ' ' << number_text(y, false) << '\n';
+        const auto& points = p.series[k].points;
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            const plot_point& pt = points[i];
+            os << number_text(pt.x, true) << ' ' << number_text(pt.y, false);
+            if (intervals) {
+                if (pt.interval)
+                    os << ' ' << number_text(pt.interval->low, false) << ' ' << number_text(pt.interval->high, false);
+                else
+                    os << " NaN NaN";
+            }
+            os << '\n';
+            // One blank line: gnuplot does not join the points on either side of it.
+            if (p.zero_x && pt.x == 0 && i + 1 < points.size() && points[i + 1].x != 0) os << '\n';
+        }
     }
 }
 
+namespace detail::plot {
+
+COMET_DECL std::string zero_log_ticks(double zero, double least, double most, int base) {
+    const double b = base;
+    const auto first = static_cast<long>(std::ceil(std::log(least) / std::log(b) - 1e-9));
+    const auto last = static_cast<long>(std::floor(std::log(most) / std::log(b) + 1e-9));
+    std::vector<double> at;
+    if (last <= first) {  // one power or none between the ends: the ends say more
+        at = {least};
+        if (most > least) at.push_back(most);
+    } else {
+        const long step = (last - first) / 12 + 1;
+        for (long e = first; e <= last; e += step) at.push_back(std::pow(b, static_cast<double>(e)));
+    }
+    std::string out = concat("('0' ", number_text(zero, true));
+    for (double v : at) out += concat(", ", gp_string(number_text(v, true)), ' ', number_text(v, true));
+    return out + ')';
+}
+
+}  // namespace detail::plot
+
 COMET_DECL void write_plot_script(std::ostream& os, const plot_data& p, const plot_options& opt) {
     using detail::plot::gp_string;
+    using detail::plot::number_text;
     std::string size = std::to_string(opt.width);  // to_string: no locale can group the digits
     size += ',';
     size += std::to_string(opt.height);
+    // What the axes cannot say themselves goes on a second line of the x label.
+    std::string notes;
+    if (p.zero_x) notes = "0 drawn at the left, off the log scale";
+    if (!p.interval_label.empty()) notes += detail::concat(notes.empty() ? "" : "; ", "bars: ", p.interval_label);
     os << "# comet plot " << p.name << ": " << detail::plot::one_line(p.title) << '\n';
     os << "# Run in this folder: gnuplot " << p.name << ".gp (writes " << p.name << ".png from " << p.name << ".dat)\n";
     os << "set encoding utf8\n";
@@ -89,23 +135,44 @@ COMET_DECL void write_plot_script(std::ostream& os, const plot_data& p, const pl
     os << "}\n";
     os << "set output " << gp_string(p.name + ".png") << '\n';
     os << "set title " << gp_string(p.title) << '\n';
-    os << "set xlabel " << gp_string(p.x_label) << '\n';
+    os << "set xlabel " << gp_string(p.x_label);
+    if (!notes.empty()) os << ".\"\\n\"." << gp_string(detail::concat('(', notes, ')'));  // "\n": a line break
+    os << '\n';
     os << "set ylabel " << gp_string(p.y_label) << '\n';
     if (p.log_x) os << "set logscale x " << p.log_base_x << '\n';
     if (p.log_y) os << "set logscale y " << p.log_base_y << '\n';
+    std::string x = "1";
+    if (p.zero_x) {
+        double least = 0, most = 0;
+        for (const auto& s : p.series)
+            for (const auto& pt : s.points)
+                if (pt.x > 0) {
+                    least = least == 0 ? pt.x : std::min(least, pt.x);
+                    most = std::max(most, pt.x);
+                }
+        // Half a step of the scale of room on either side, so that no point sits on the border.
+        const double room = std::sqrt(static_cast<double>(p.log_base_x));
+        os << "set xrange [" << number_text(*p.zero_x / room, false) << ':' << number_text(most * room, false) << "]\n";
+        os << "set xtics " << detail::plot::zero_log_ticks(*p.zero_x, least, most, p.log_base_x) << '\n';
+        x = detail::concat("($1 == 0 ? ", number_text(*p.zero_x, true), " : $1)");
+    }
     os << "set grid\n";
-    os << "set key top left\n";
+    // Beyond a few series (COMMTEST's 21 protocols) a key inside covers the small values.
+    os << (p.series.size() > 8 ? "set key outside right top\n" : "set key top left\n");
     os << "plot";
+    const std::string file = gp_string(p.name + ".dat");
     for (std::size_t k = 0; k < p.series.size(); ++k) {
-        if (k == 0)
-            os << ' ' << gp_string(p.name + ".dat");
-        else
-            os << ", \\\n     ''";  // '' is gnuplot's "the same file"
-        os << " index " << k << " using 1:2 with linespoints ";
+        const plot_series& s = p.series[k];
+        const std::string style = detail::concat(" lt ", s.line + 1, s.dash > 0 ? detail::concat(" dt ", s.dash + 1) : "");
+        os << (k == 0 ? " " + file : ", \\\n     ''");  // '' is gnuplot's "the same file"
+        os << " index " << k << " using " << x << ":2 with linespoints" << style << ' ';
         if (p.keyed)
-            os << "title " << gp_string(p.series[k].title);
+            os << "title " << gp_string(s.title);
         else
             os << "notitle";
+        if (std::any_of(s.points.begin(), s.points.end(), [](const plot_point& pt) { return pt.interval.has_value(); }))
+            os << ", \\\n     '' index " << k << " using " << x << ":2:3:4 with yerrorbars lt " << s.line + 1
+               << " pointsize 0 notitle";
     }
     os << '\n';
 }

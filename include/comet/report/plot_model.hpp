@@ -4,9 +4,17 @@
 //
 // A description names the records (kernels, plus filters on their params), the x parameter,
 // what y is (a statistic of the samples in µs, bandwidth in MB/s, or any function of a
-// record), the parameter that splits the records into series (hops, nodes, load, mode, ... or
-// the kernel name), titles, labels and log axes. A description whose records are absent
-// produces no plot: any list of descriptions can be handed to any run, whatever it measured.
+// record, with the interval the statistic has where it has one), the parameter that splits the
+// records into series (hops, nodes, load, mode, ... or the kernel name), titles, labels and log
+// axes. A description whose records are absent produces no plot: any list of descriptions can
+// be handed to any run, whatever it measured.
+//
+// A series is a function of x: records that would give one series two points at the same x
+// differ in a parameter the description does not name (two pair sets, cache modes or buffers
+// measured in one run), and are split into series of their own by that parameter, drawn in the
+// first one's colour with another dash type (`plot_series::line`, `dash`); parameters listed in
+// `experiments` split them into plots of their own instead. On a log x axis, a point at x = 0
+// (a 0-byte message) is kept and drawn apart from the scale, at `plot_data::zero_x`.
 //
 // Just the model: writing the files and running gnuplot is gnuplot.hpp; the thesis' figures
 // are thesis_plots.hpp; each kernel's descriptor (suite/) says which of them are its own.
@@ -21,6 +29,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -32,20 +42,36 @@
 
 namespace comet {
 
+/// An interval around a plotted value, in the value's unit: drawn as an error bar.
+struct plot_interval {
+    double low = 0.0;
+    double high = 0.0;
+
+    friend bool operator==(const plot_interval&, const plot_interval&) = default;
+};
+
 /// What a plot shows on its y axis: a label and the value derived from one record (nothing to
-/// leave the record out).
+/// leave the record out), and optionally the interval that value has (drawn as error bars).
 struct plot_value {
     std::string label;
     std::function<std::optional<double>(const record&)> of;
+    /// The interval of the value `of` gives, in its unit (nothing where the samples give none);
+    /// an empty function: no error bars.
+    std::function<std::optional<plot_interval>(const record&)> interval = {};
+    /// What the error bars are, as the plot says it ("the median's 95% interval").
+    std::string interval_label = {};
 
-    /// The median sample in µs: "median time [µs]".
+    /// The median sample in µs: "median time [µs]", with the median's distribution-free 95%
+    /// confidence interval (stats/summary.hpp; none below 6 valid samples) as its error bars.
     COMET_DECL static plot_value median_time_us(std::string label = "median time [µs]");
-    /// The statistic `s` of the samples in µs: what a kernel's descriptor plots its figure with.
+    /// The statistic `s` of the samples in µs: what a kernel's descriptor plots its figure with
+    /// (the median with its interval, as `median_time_us`).
     COMET_DECL static plot_value time_us(statistic s, std::string label = {});
     /// The least sample in µs (the thesis' barrier figure 5.6 plots "the minimum time").
     COMET_DECL static plot_value min_time_us(std::string label = "least time [µs]");
     /// `size` bytes over the median time, in MB/s (10^6 bytes per second, as the thesis'
-    /// "2.5 MB/s"); records without a positive size or time are left out.
+    /// "2.5 MB/s"), with the bandwidths at the ends of the median's interval as error bars;
+    /// records without a positive size or time are left out.
     COMET_DECL static plot_value bandwidth_mbs(std::string label = "bandwidth [MB/s]");
 };
 
@@ -80,6 +106,10 @@ struct plot_description {
     /// One plot per value of this parameter, named `<name>_<per>_<value>` and titled
     /// "<title> (<per> = <value>)" — e.g. the overlap figures, one per message size.
     std::string per = {};
+    /// Parameters that set an experiment apart (COMMTEST's pair set, cache mode, prepost): those
+    /// holding more than one value in the records get a plot per combination, named and titled
+    /// as `per` is, after it. Any other parameter the description does not name splits series.
+    std::vector<std::string> experiments = {};
     std::string title = {};
     /// Axis labels; empty: the x parameter's name, and `y.label`.
     std::string x_label = {};
@@ -94,10 +124,24 @@ struct plot_description {
     bool x_is_value = false;
 };
 
-/// One series of a plot: its title and its (x, y) points, sorted by x.
+/// One point of a series: x, y and, where y has one, its interval.
+struct plot_point {
+    double x = 0.0;
+    double y = 0.0;
+    std::optional<plot_interval> interval = {};
+
+    friend bool operator==(const plot_point&, const plot_point&) = default;
+};
+
+/// One series of a plot: its title and its points, sorted by x.
 struct plot_series {
     std::string title;
-    std::vector<std::pair<double, double>> points;
+    std::vector<plot_point> points;
+    /// The series of the description this one belongs to (its colour and point type), counted
+    /// from 0 in the plot.
+    std::size_t line = 0;
+    /// Which of the records split off that series this is (0: the first; others dashed).
+    std::size_t dash = 0;
 
     friend bool operator==(const plot_series&, const plot_series&) = default;
 };
@@ -112,8 +156,14 @@ struct plot_data {
     bool log_y = false;
     int log_base_x = 10;
     int log_base_y = 10;
-    bool keyed = false;  ///< series titles shown (the description had a `series`)
+    bool keyed = false;  ///< series titles shown (the description had a `series`, or series were split)
     std::vector<plot_series> series;
+    /// Where the points at x = 0 are drawn on a log x axis: the smallest positive x divided by
+    /// the log base, or by 4 when the base is smaller (2 for sizes from 8 bytes on base 2, 100
+    /// for vector lengths from 1000 on base 10), apart from the line; empty when there are none.
+    std::optional<double> zero_x = {};
+    /// What the points' intervals are (`plot_value::interval_label`); empty when no point has one.
+    std::string interval_label = {};
 };
 
 namespace detail::plot {
@@ -141,12 +191,34 @@ COMET_DECL std::string file_part(std::string s);
 
 COMET_DECL void check_description(const plot_description& d);
 
+/// The median's confidence interval of a usable record, in seconds (stats/summary.hpp).
+COMET_DECL std::optional<plot_interval> median_interval_s(const record& r);
+
+/// "the median's 95% confidence interval", at `median_ci_level`.
+COMET_DECL std::string median_interval_label();
+
+/// The values of `names` in a record (nothing where it has none).
+using plot_key = std::vector<std::optional<param_value>>;
+
+COMET_DECL plot_key key_of(const record& r, const std::vector<std::string>& names);
+
+/// The records grouped by their values of `names`, the groups in the order of those values
+/// (the first name first; numbers ascending, words first-seen, none last).
+COMET_DECL std::vector<std::pair<plot_key, std::vector<const record*>>> group_by(const std::vector<const record*>& recs,
+                                                                              const std::vector<std::string>& names);
+
+/// "<name> = <value>" for each value present, joined by ", ".
+COMET_DECL std::string key_text(const std::vector<std::string>& names, const plot_key& key);
+
 }  // namespace detail::plot
 
-/// The plots `d` describes for `results`: one, or one per value of `d.per`, each with its
-/// series (in the order of their values: numbers ascending, words first-seen) and points
-/// (sorted by x; a record whose x is not a number, or whose y is absent or not finite, or not
-/// positive on a log axis, is left out). Plots without points are not returned.
+/// The plots `d` describes for `results`: one, or one per value of `d.per` and combination of
+/// the `d.experiments` that vary, each with its series (in the order of their values: numbers
+/// ascending, words first-seen; a series split by a parameter the description does not name
+/// follows the one it came from, titled "<title>, <param> = <value>") and points (sorted by x;
+/// a record whose x is not a number, or whose y is absent or not finite, or whose x is negative
+/// or y not positive on a log axis, is left out; x = 0 on a log axis is kept when the plot has
+/// a positive x, see `plot_data::zero_x`). Plots without points are not returned.
 /// @throws invalid_argument for an invalid description (bad name, no kernel, no x, no y function).
 COMET_DECL std::vector<plot_data> collect_plots(const plot_description& d, const result_set& results);
 
