@@ -23,6 +23,7 @@
 #include <comet/kernels/nist/rc.ipp>
 #include <comet/kernels/nist/ring.ipp>
 #include <comet/kernels/overlap.ipp>
+#include <comet/kernels/rtt.ipp>
 #include <comet/kernels/transfer.ipp>
 #include <comet/kernels/windowed_collectives.ipp>
 #include <comet/timing/sampled_point.ipp>

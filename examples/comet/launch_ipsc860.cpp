@@ -148,6 +148,7 @@ outcome launch_ipsc860(const settings& s) {
     std::vector<comet::nx2::machine> machines;
     for (int p : groups) machines.push_back(machine_for(config, p));
     check_test_node(s, groups);
+    check_matrix_lines(s, groups);
 
     std::size_t points = 0;
     for (int p : groups) points += comet::suite_points(s.suite, p);

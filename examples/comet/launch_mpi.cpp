@@ -16,6 +16,7 @@
 #include <comet/transport/mpi.hpp>
 #endif
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -108,7 +109,12 @@ void check_transfer(const boost::mpi::communicator& world, const settings& s, in
 }  // namespace
 
 outcome launch_mpi(const settings& s) {
-    comet::mpi::initialize();
+    // MPI_THREAD_SERIALIZED only when the nonblocking collectives' thread progression is asked
+    // for by name (--progressions ...,thread): it changes how the library runs (transport/mpi/
+    // environment.hpp), and every other figure is taken with MPI's default, MPI_THREAD_SINGLE.
+    const auto& progs = s.suite.nbc.progressions;
+    const bool thread = std::find(progs.begin(), progs.end(), comet::kernels::progression::thread) != progs.end();
+    comet::mpi::initialize(thread ? boost::mpi::threading::serialized : boost::mpi::threading::single);
     const boost::mpi::communicator world;
     const int processes = world.size();
     // --set preemptions=0|1 (on by default: a sample during which a rank lost its CPU is left out),
@@ -136,6 +142,7 @@ outcome launch_mpi(const settings& s) {
                               " processes (start it with mpirun -np " + std::to_string(p) + ", or leave --nodes out)");
     const std::vector<int> groups = s.nodes.empty() ? std::vector<int>{processes} : s.nodes;
     check_test_node(s, groups);
+    check_matrix_lines(s, groups);
     for (int p : groups) check_transfer(world, s, p);
 
     const int test_node = s.suite.transfer.test_node;

@@ -81,6 +81,7 @@ outcome run_threads(const settings& s, const comet::kernel<Run>&... extra) {
     const std::vector<int> groups = s.nodes.empty() ? std::vector<int>{2} : s.nodes;
     const comet::threads::options opt = threads_options(s);
     check_test_node(s, groups);
+    check_matrix_lines(s, groups);
     for (int p : groups) check_threads_group(p, opt);
     const std::vector<comet::kernel_descriptor> kernels = comet::suite_descriptors(extra...);
     const int rounds = s.rounds ? s.rounds : rounds_default;

@@ -9,6 +9,10 @@
 //         [--operations ibcast,iallreduce,...] [--intervals 1024,4096,...]
 //         [--progressions none,test,thread]                                   (--kernels nbc)
 //         [--rounds R]          passes over the suite, a point's samples kept by pass (default 8; simulators 1)
+//         [--global-sum-lengths L,...] [--overlap-sizes B,...] [--overlap-lengths L,...] [--max-vec-len L]
+//         [--contention-loads measured|thesis|B1,B2] [--matrix-row R] [--matrix-col C]   (seed 000, the thesis)
+//         [--n1 N1] [--n2 N2]                                                   (seed 001, commtest)
+//         [--pipeline N] [--patience N]                        (seed 002: collectives, sync, nbc)
 //   comet compare A B [--alpha 0.01] [--threshold 0.10]
 //
 // Prints the tables (with the fitted start-up and per-byte times and the other analyses) and,

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -151,21 +152,20 @@ inline settings parse_command_line(int argc, char** argv) {
             throw usage_error("argument " + std::to_string(i) + " '" + std::string(a) +
                               "' holds a '%', which no option of comet's takes");
     }
-    namespace nist = comet::kernels::nist;
-    const std::string nist_help = "ring, rc, mesh: an application parameter, [cm.|cp.]application.name=value, repeatable (both "
-                                  "settings unless cm. or cp. is given; the rest keep the seed's values). ring: " +
-                                  std::string(nist::parameter_names(nist::application::ring)) +
-                                  "; rc: " + std::string(nist::parameter_names(nist::application::rc)) +
-                                  "; mesh: " + std::string(nist::parameter_names(nist::application::mesh));
-    po::options_description desc("comet: the CoMet benchmark suite");
-    desc.add_options()("help,h", "show this help")(
+    // The options in groups, one for what every kernel shares and one per seed, so that a
+    // reader of a paper finds its parameters together: seed 000 is the CoMet thesis, 001
+    // COMMTEST, 002 Hoefler, Schneider and Lumsdaine's synchronized measurement of collectives,
+    // 003 NIST's synthetic applications.
+    po::options_description general("every kernel");
+    general.add_options()("help,h", "show this help")(
         "transport", po::value<std::string>()->default_value("threads"),
         "threads | mpi | ipsc860 | ipsc1 (the simulated iPSC/860 of the CoMet thesis, or the iPSC/1 of the NIST study)")(
         "nodes", po::value<std::string>(),
         "ranks, or a list of group sizes run in turn (threads: 2; ipsc860, ipsc1: 16; mpi: the job size)")(
-        "kernels", po::value<std::string>()->default_value("all"), "comma-separated kernels, or all")(
-        "sizes", po::value<std::string>(), "comma-separated message sizes in bytes (default: 0 .. 8192)")(
-        "matrix-dims", po::value<std::string>(), "comma-separated matrix block dimensions (default: 4 .. 256)")(
+        "kernels", po::value<std::string>()->default_value("all"),
+        "comma-separated kernels, or all (the thesis' twelve; the other seeds' kernels run when named)")(
+        "sizes", po::value<std::string>(),
+        "comma-separated message sizes in bytes: echo, pairwise, broadcast, contention, collectives, nbc (default: 0 .. 8192)")(
         "hops", po::value<std::string>(), "comma-separated hop distances (default: every distance the nodes allow)")(
         "reps", po::value<std::string>(), "iterations per sample, fixed (the thesis' max_times; default: calibrated to the clock)")(
         "samples", po::value<std::string>(), "samples per point at least (default 15)")(
@@ -177,16 +177,43 @@ inline settings parse_command_line(int argc, char** argv) {
         "order", po::value<std::string>(), "how a kernel's points take turns: round_robin (default), shuffle, none")(
         "seed", po::value<std::string>(), "seed of the shuffled order (default 1993)")(
         "test-node", po::value<std::string>(), "the rank that times (default 0)")(
-        "break", po::value<std::string>(), "message size where the fits split in two (default: found from the data)")(
-        "protocols", po::value<std::string>(), "commtest: SWAP protocols, e.g. (0,3),(1,0), or all (default)")(
-        "volumes", po::value<std::string>(), "commtest: bytes each rank swaps, e.g. 8KB,128KB,2MB (the default; KB = 1024 bytes)")(
-        "messages", po::value<std::string>(), "commtest: numbers of messages the volume is split into (default 1,2,4,...,1024)")(
-        "pairs", po::value<std::string>(), "commtest: pair sets swapping, e.g. 0-1,0-2,0-2+1-3 (default 0-1)")(
         "cache", po::value<std::string>(),
         "the caches each sample starts from: warm (default: one untimed operation of the point first) | cold (caches overwritten, "
         "one operation a sample; commtest: flushed); commtest also: flushed | repeat:K")(
+        "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt")(
+        "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see docs/transports.md)")(
+        "noise", po::value<std::vector<std::string>>(),
+        "threads, ipsc860, ipsc1: detours (OS noise) on chosen ranks, repeatable: length=1ms,share=0.01[,ranks=1+3][,seed=7]"
+        "[,periodic][,aligned] (random times by default; all ranks when ranks is not given)");
+    po::options_description thesis("seed 000, the CoMet thesis (its twelve kernels, --kernels all)");
+    thesis.add_options()(
+        "break", po::value<std::string>(), "echo, pairwise: message size where the fits split in two (default: found from the data)")(
         "buffer", po::value<std::string>(), "echo: the buffer a message goes out of: same (default: the one it came in, as the thesis) | clean")(
-        "prepost", "commtest: the seed's reorganised loop (prepost the next receive, complete the previous send late)")(
+        "global-sum-lengths", po::value<std::string>(),
+        "global_sum: comma-separated vector lengths in doubles (default 0,1,2,4,...,16384), each at most --max-vec-len")(
+        "contention-loads", po::value<std::string>(),
+        "contention: the cross traffic's message sizes of the 50% and 90% loads: measured (default: from this run's echo at 1 hop, "
+        "or a short echo) | thesis (the thesis' 486,5000) | B1,B2 (bytes, B1 < B2); the records' load_source and cross_size say which")(
+        "overlap-sizes", po::value<std::string>(), "overlap: comma-separated message sizes in bytes (default 0,2536,85000)")(
+        "overlap-lengths", po::value<std::string>(),
+        "overlap: comma-separated DAXPY vector lengths in doubles (default 0,1000,2000,...,200000: 0 to --max-vec-len), each at most --max-vec-len")(
+        "max-vec-len", po::value<std::string>(),
+        "overlap, global_sum: the longest vector, the thesis' max_vec_len (default 200000); without --overlap-lengths overlap's "
+        "lengths run from 0 to it in the default's proportions, without --global-sum-lengths global_sum's stop at it")(
+        "matrix-dims", po::value<std::string>(), "the matrix kernels: comma-separated block dimensions (default: 4 .. 256)")(
+        "matrix-row", po::value<std::string>(), "row_broadcast: the global row broadcast (default 0)")(
+        "matrix-col", po::value<std::string>(), "col_broadcast: the global column broadcast (default 0)");
+    po::options_description commtest("seed 001, COMMTEST (commtest)");
+    commtest.add_options()(
+        "protocols", po::value<std::string>(), "SWAP protocols, e.g. (0,3),(1,0), or all (default)")(
+        "volumes", po::value<std::string>(), "bytes each rank swaps, e.g. 8KB,128KB,2MB (the default; KB = 1024 bytes)")(
+        "messages", po::value<std::string>(), "numbers of messages the volume is split into (default 1,2,4,...,1024)")(
+        "pairs", po::value<std::string>(), "pair sets swapping, e.g. 0-1,0-2,0-2+1-3 (default 0-1)")(
+        "prepost", "the seed's reorganised loop (prepost the next receive, complete the previous send late)")(
+        "n1", po::value<std::string>(), "N1 of a = (T_N2 - T_N1)/(N2 - N1), one of --messages (default 512)")(
+        "n2", po::value<std::string>(), "N2, above N1, one of --messages (default 1024)");
+    po::options_description hoefler("seed 002, Hoefler et al.'s synchronized measurement of collectives (sync, collectives, nbc)");
+    hoefler.add_options()(
         "operations", po::value<std::string>(),
         "collectives: broadcast,linear_broadcast,reduce,allreduce,barrier,alltoall,gather (default: all but linear_broadcast); "
         "nbc: ibarrier,ibcast,iallreduce,ialltoall,igather (default: ibcast,iallreduce)")(
@@ -194,16 +221,34 @@ inline settings parse_command_line(int argc, char** argv) {
         "progressions", po::value<std::string>(), "nbc: none,test,thread (default: all the transport allows)")(
         "window-us", po::value<std::string>(), "collectives, nbc: the first time window in µs (default: calibrated; widens when overrun)")(
         "measurements", po::value<std::string>(), "collectives, nbc: single-shot measurements per point (default 20)")(
+        "pipeline", po::value<std::string>(), "collectives: operations back to back in a pipelined measurement and in each loop of the loop schemes, N (default 8)")(
+        "measures", po::value<std::string>(),
+        "collectives: window,pipelined and the schemes of the seed's listings 1-3, barrier_then_loop,loop,barriers_then_loop (default all)")(
+        "loop-barriers", po::value<std::string>(), "collectives: barriers before each loop of barriers_then_loop (listing 3's numbarr; default 2)")(
+        "rank-times", "collectives: also a record per rank, its own time (reduction rank_<r>)")(
+        "thread-quantum-us", po::value<std::string>(),
+        "nbc on ipsc860, ipsc1: the time slice of the modelled progress thread in µs (default 100)")(
+        "rtt-measurements", po::value<std::string>(), "sync: round trips per partner of the round-trip study, listing 4 (default 1000; 0: no study)")(
+        "rtt-interval-us", po::value<std::string>(), "sync: µs between two round trips (default 0; the seed: 1000000)")(
+        "rtt-partners", po::value<std::string>(), "sync: the ranks the test node measures round trips with (default the first three others)")(
+        "rtt-bins", po::value<std::string>(), "sync: bins of the latency histogram (default 50; the seed: 200)")(
         "sync", po::value<std::string>(), "sync and collectives: linear | logp (sync default: both; collectives: logp)")(
-        "dilation", po::value<std::string>(), "ring, rc, mesh: time-dilation factors, each >= 1 (default the seed's 1,2,4,6,8,10,12,14,16)")(
-        "setting", po::value<std::string>(), "ring, rc, mesh: cm (communication intensive), cp (computation intensive) (default cm,cp)")(
-        "nist", po::value<std::vector<std::string>>(),
-        nist_help.c_str())(
-        "out", po::value<std::string>(), "folder for results.json, CSV files and summary.txt")(
-        "set", po::value<std::vector<std::string>>(), "key=value: a setting of the transport (repeatable; see docs/transports.md)")(
-        "noise", po::value<std::vector<std::string>>(),
-        "threads, ipsc860, ipsc1: detours (OS noise) on chosen ranks, repeatable: length=1ms,share=0.01[,ranks=1+3][,seed=7]"
-        "[,periodic][,aligned] (random times by default; all ranks when ranks is not given)");
+        "patience", po::value<std::string>(),
+        "sync, collectives, nbc: N, the exchanges without a new smallest round trip after which a pair's clock offset "
+        "is taken (default 100)");
+    namespace nist = comet::kernels::nist;
+    const std::string nist_help = "an application parameter, [cm.|cp.]application.name=value, repeatable (both "
+                                  "settings unless cm. or cp. is given; the rest keep the seed's values). ring: " +
+                                  std::string(nist::parameter_names(nist::application::ring)) +
+                                  "; rc: " + std::string(nist::parameter_names(nist::application::rc)) +
+                                  "; mesh: " + std::string(nist::parameter_names(nist::application::mesh));
+    po::options_description applications("seed 003, NIST's synthetic applications under time dilation (ring, rc, mesh)");
+    applications.add_options()(
+        "dilation", po::value<std::string>(), "time-dilation factors, each >= 1 (default the seed's 1,2,4,6,8,10,12,14,16)")(
+        "setting", po::value<std::string>(), "cm (communication intensive), cp (computation intensive) (default cm,cp)")(
+        "nist", po::value<std::vector<std::string>>(), nist_help.c_str());
+    po::options_description desc("comet: the CoMet benchmark suite");
+    desc.add(general).add(thesis).add(commtest).add(hoefler).add(applications);
     po::variables_map vm;
     try {
         const po::parsed_options parsed = po::command_line_parser(argc, argv).options(desc).run();
@@ -271,6 +316,66 @@ inline settings parse_command_line(int argc, char** argv) {
             c.matrix.dims.push_back(static_cast<int>(integer("matrix-dims", x, 1, comet::kernels::matrix_max_dim)));
         if (c.matrix.dims.empty()) throw usage_error("--matrix-dims: no dimension given");
     }
+    // Seed 000's vectors. --max-vec-len first: it bounds the lengths given beside it.
+    if (vm.count("max-vec-len")) {
+        const auto most = static_cast<std::size_t>(integer("max-vec-len", vm["max-vec-len"].as<std::string>(), 1,
+                                                           static_cast<long long>(comet::max_message_size / sizeof(double))));
+        c.overlap.max_vec_len = c.global_sum.max_vec_len = most;
+        // The thesis' DAXPY runs "for vector length = 0 to max_vec_length": the default grid,
+        // which ends at the thesis' 200000, scaled to end at this one.
+        std::vector<std::size_t> grid = comet::kernels::default_overlap_vector_lengths();
+        const std::size_t top = grid.back();
+        for (auto& n : grid) n = (n * most + top / 2) / top;
+        grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+        c.overlap.vector_lengths = grid;
+        std::erase_if(c.global_sum.vector_lengths, [&](std::size_t n) { return n > most; });
+    }
+    const auto lengths = [&](const char* option, std::size_t most) {
+        std::vector<std::size_t> out;
+        for (const auto& x : split(vm[option].as<std::string>())) {
+            const auto n = static_cast<std::size_t>(integer(option, x, 0, static_cast<long long>(comet::max_message_size / sizeof(double))));
+            if (n > most)
+                throw usage_error(std::string("--") + option + ": " + x + " is above --max-vec-len " + std::to_string(most) +
+                                  " (the longest vector; raise it with --max-vec-len)");
+            out.push_back(n);
+        }
+        if (out.empty()) throw usage_error(std::string("--") + option + ": no length given");
+        return out;
+    };
+    if (vm.count("global-sum-lengths")) c.global_sum.vector_lengths = lengths("global-sum-lengths", c.global_sum.max_vec_len);
+    if (vm.count("overlap-lengths")) c.overlap.vector_lengths = lengths("overlap-lengths", c.overlap.max_vec_len);
+    if (vm.count("overlap-sizes")) {
+        c.overlap.sizes.clear();
+        for (const auto& x : split(vm["overlap-sizes"].as<std::string>()))
+            c.overlap.sizes.push_back(static_cast<std::size_t>(integer("overlap-sizes", x, 0, static_cast<long long>(comet::max_message_size))));
+        if (c.overlap.sizes.empty()) throw usage_error("--overlap-sizes: no size given");
+    }
+    if (vm.count("contention-loads")) {
+        const std::string x = vm["contention-loads"].as<std::string>();
+        auto& k = c.contention;
+        if (x == "measured") {
+            k.load_sizes = comet::kernels::thesis_load_sizes;
+            k.load_source = "configured";  // what the suite measures in place of
+        } else if (x == "thesis") {
+            k.load_sizes = comet::kernels::thesis_load_sizes;
+            k.load_source = "thesis";
+        } else {
+            const auto both = split(x);
+            if (both.size() != 2)
+                throw usage_error("--contention-loads: '" + x + "' is not measured, thesis, or two sizes B1,B2 in bytes (the 50% and 90% loads)");
+            const auto half = static_cast<std::size_t>(integer("contention-loads", both[0], 1, static_cast<long long>(comet::max_message_size)));
+            const auto ninety = static_cast<std::size_t>(integer("contention-loads", both[1], 1, static_cast<long long>(comet::max_message_size)));
+            // Echo's bandwidth grows with the size, so the 90% size lies above the 50% one.
+            if (half >= ninety)
+                throw usage_error("--contention-loads " + x + ": the 50% load's size must be below the 90% load's");
+            k.load_sizes = {half, ninety};
+            k.load_source = "given";
+        }
+    }
+    if (vm.count("matrix-row"))
+        c.matrix.row = integer("matrix-row", vm["matrix-row"].as<std::string>(), 0, comet::kernels::matrix_max_global_dim - 1);
+    if (vm.count("matrix-col"))
+        c.matrix.col = integer("matrix-col", vm["matrix-col"].as<std::string>(), 0, comet::kernels::matrix_max_global_dim - 1);
     if (vm.count("hops")) {
         for (const auto& x : split(vm["hops"].as<std::string>())) c.transfer.hops.push_back(static_cast<int>(integer("hops", x, 0, 30)));
         if (c.transfer.hops.empty()) throw usage_error("--hops: no hop distance given");
@@ -324,6 +429,25 @@ inline settings parse_command_line(int argc, char** argv) {
         for (const auto& x : split(vm["messages"].as<std::string>()))
             c.commtest.messages.push_back(static_cast<std::size_t>(integer("messages", x, 1, 1 << 24)));
         if (c.commtest.messages.empty()) throw usage_error("--messages: no number given");
+    }
+    if (vm.count("n1") || vm.count("n2")) {
+        comet::commtest_options o;
+        if (vm.count("n1")) o.n1 = static_cast<int>(integer("n1", vm["n1"].as<std::string>(), 1, 1 << 24));
+        if (vm.count("n2")) o.n2 = static_cast<int>(integer("n2", vm["n2"].as<std::string>(), 1, 1 << 24));
+        if (o.n2 <= o.n1)
+            throw usage_error("--n2 " + std::to_string(o.n2) + ": not above --n1 " + std::to_string(o.n1) +
+                              " (a = (T_N2 - T_N1)/(N2 - N1) needs N2 > N1)");
+        // The seed's a comes from two measured counts; a count not measured would leave the
+        // analysis to take the two largest in their place.
+        const auto& m = c.commtest.messages;
+        for (const auto& [name, n] : {std::pair{"n1", o.n1}, std::pair{"n2", o.n2}})
+            if (std::find(m.begin(), m.end(), static_cast<std::size_t>(n)) == m.end()) {
+                std::string counts;
+                for (std::size_t x : m) counts += (counts.empty() ? "" : ",") + std::to_string(x);
+                throw usage_error(std::string("--") + name + " " + std::to_string(n) + ": not one of the message counts measured (--messages " +
+                                  counts + ")");
+            }
+        s.commtest_statistics = o;
     }
     if (vm.count("pairs")) {
         c.commtest.pairs.clear();
@@ -390,6 +514,58 @@ inline settings parse_command_line(int argc, char** argv) {
     if (vm.count("measurements"))
         c.collectives.window.measurements = c.nbc.window.measurements =
             static_cast<std::size_t>(integer("measurements", vm["measurements"].as<std::string>(), 1, 1000000));
+    if (vm.count("pipeline"))
+        c.collectives.window.pipeline = static_cast<std::size_t>(integer("pipeline", vm["pipeline"].as<std::string>(), 1, 1000000));
+    if (vm.count("measures")) {
+        c.collectives.measures.clear();
+        for (const auto& x : split(vm["measures"].as<std::string>())) {
+            std::optional<comet::window_measure> m;
+            for (auto w : {comet::window_measure::window, comet::window_measure::pipelined, comet::window_measure::barrier_then_loop,
+                           comet::window_measure::loop, comet::window_measure::barriers_then_loop})
+                if (comet::to_string(w) == x) m = w;
+            if (!m)
+                throw usage_error("--measures: '" + x + "' is not window, pipelined, barrier_then_loop, loop or barriers_then_loop");
+            c.collectives.measures.push_back(*m);
+        }
+        if (c.collectives.measures.empty()) throw usage_error("--measures: no measure given");
+    }
+    if (vm.count("loop-barriers"))
+        c.collectives.window.loop_barriers = static_cast<std::size_t>(integer("loop-barriers", vm["loop-barriers"].as<std::string>(), 0, 1000));
+    if (vm.count("rank-times")) c.collectives.rank_times = true;
+    if (vm.count("thread-quantum-us"))
+        c.nbc.thread_quantum = real("thread-quantum-us", vm["thread-quantum-us"].as<std::string>(), "a time slice in µs from 0.1 to 1000000",
+                                    [](double v) { return v >= 0.1 && v <= 1e6; }) *
+                               1e-6;
+    if (vm.count("rtt-measurements")) {
+        const auto n = integer("rtt-measurements", vm["rtt-measurements"].as<std::string>(), 0, 10000000);
+        if (n > 0 && n < 8) throw usage_error("--rtt-measurements: " + std::to_string(n) + " is below 8, the fewest a drift is fitted from (0: no study)");
+        c.sync.round_trips = n > 0;
+        if (n > 0) c.sync.rtt.measurements = static_cast<std::size_t>(n);
+    }
+    if (vm.count("rtt-interval-us"))
+        c.sync.rtt.interval = real("rtt-interval-us", vm["rtt-interval-us"].as<std::string>(), "a time in µs from 0 to 10000000 (10 s)",
+                                   [](double v) { return v >= 0.0 && v <= 1e7; }) *
+                              1e-6;
+    if (vm.count("rtt-partners")) {
+        c.sync.rtt.partners.clear();
+        for (const auto& x : split(vm["rtt-partners"].as<std::string>()))
+            c.sync.rtt.partners.push_back(static_cast<int>(integer("rtt-partners", x, 1, 1 << 20)));
+        if (c.sync.rtt.partners.empty()) throw usage_error("--rtt-partners: no rank given");
+        for (int r : c.sync.rtt.partners)
+            for (int n : s.nodes)
+                if (r >= n) throw usage_error("--rtt-partners: rank " + std::to_string(r) + " is outside the group of " + std::to_string(n) + " nodes");
+    }
+    if (vm.count("rtt-bins"))
+        c.sync.rtt.bins = static_cast<std::size_t>(integer("rtt-bins", vm["rtt-bins"].as<std::string>(), 1, 100000));
+    if (vm.count("patience")) {
+        // A pair stops after max_exchanges whatever the round trips do: a larger N would never
+        // be reached.
+        const comet::sync_config& sc = c.sync.sync;
+        const auto n = static_cast<std::size_t>(
+            integer("patience", vm["patience"].as<std::string>(), 1, static_cast<long long>(sc.max_exchanges - sc.warmup)));
+        c.sync.sync.patience = c.collectives.sync.patience = c.nbc.sync.patience = n;
+        s.context_parameters.emplace_back("sync_patience", std::to_string(n));
+    }
     if (vm.count("sync")) {
         const auto x = vm["sync"].as<std::string>();
         comet::sync_scheme scheme = comet::sync_scheme::log_p;

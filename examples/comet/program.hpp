@@ -3,6 +3,7 @@
 #pragma once
 
 #include <comet/report/context.hpp>
+#include <comet/stats/commtest.hpp>
 #include <comet/stats/compare.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/validity.hpp>
@@ -10,6 +11,7 @@
 #include <comet/transport/decorators/noisy.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <sstream>
 #include <optional>
@@ -48,6 +50,13 @@ struct settings {
     std::vector<std::pair<std::string, std::string>> transport_options;
     /// --noise: detours the launch puts on the ranks (comet::noisy), none when empty.
     comet::noise noise;
+    /// --n1, --n2: the message counts COMMTEST's a is computed from, when given (unset: the
+    /// analysis' own, the seed's 512 and 1024).
+    std::optional<comet::commtest_options> commtest_statistics;
+    /// Seed parameters given on the command line that no record carries among its params
+    /// (sync's patience), as the report's context names them: results.json then says what
+    /// produced its figures.
+    std::vector<std::pair<std::string, std::string>> context_parameters;
     int argc = 0;
     char** argv = nullptr;
 };
@@ -147,6 +156,32 @@ inline void check_test_node(const settings& s, const std::vector<int>& groups) {
         if (n >= p)
             throw usage_error("--test-node " + std::to_string(n) + ": not a rank of a group of " + std::to_string(p) +
                               (p == 1 ? " node (0)" : " nodes (0.." + std::to_string(p - 1) + ")"));
+}
+
+/// Checks that --matrix-row and --matrix-col name a row and a column of the global matrix at
+/// every --matrix-dims on every group of `groups` that row_broadcast or col_broadcast runs on:
+/// a dim × dim block on each node of the thesis' processor mesh (4.3) makes a global matrix of
+/// (mesh rows · dim) × (mesh columns · dim).
+inline void check_matrix_lines(const settings& s, const std::vector<int>& groups) {
+    const auto& c = s.suite;
+    const auto runs = [&](const char* kernel, int p) {
+        return std::find(c.kernels.begin(), c.kernels.end(), kernel) != c.kernels.end() && !comet::suite_skip_reason(kernel, p);
+    };
+    for (int p : groups) {
+        const bool rows = runs("row_broadcast", p), cols = runs("col_broadcast", p);
+        if (!rows && !cols) continue;
+        const comet::processor_mesh mesh(p);
+        for (int d : c.matrix.dims) {
+            const auto fail = [&](const char* option, std::int64_t index, const char* what, std::int64_t count) {
+                throw usage_error(std::string("--") + option + " " + std::to_string(index) + ": outside the " + std::to_string(count) +
+                                  " " + what + " of the global matrix on " + std::to_string(p) + " nodes at --matrix-dims " +
+                                  std::to_string(d) + " (a " + std::to_string(mesh.rows()) + " x " + std::to_string(mesh.cols()) +
+                                  " mesh of " + std::to_string(d) + " x " + std::to_string(d) + " blocks)");
+            };
+            if (rows && c.matrix.row >= std::int64_t{mesh.rows()} * d) fail("matrix-row", c.matrix.row, "rows", std::int64_t{mesh.rows()} * d);
+            if (cols && c.matrix.col >= std::int64_t{mesh.cols()} * d) fail("matrix-col", c.matrix.col, "columns", std::int64_t{mesh.cols()} * d);
+        }
+    }
 }
 
 /// Each runs the suite on its transport; a transport not built in throws usage_error.

@@ -8,6 +8,7 @@
 
 #include <comet/report/gbench.hpp>
 #include <comet/report/json_read.hpp>
+#include <comet/stats/commtest.hpp>
 #include <comet/stats/compare.hpp>
 #include <comet/suite/output.hpp>
 #include <comet/suite/suite.hpp>
@@ -23,8 +24,35 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace comet_program {
+
+/// `kernels` with the commtest kernel's statistics computed from --n1 and --n2 when they were
+/// given (settings::commtest_statistics): the suite's analysis (comet::analyses::
+/// commtest_statistics) takes the seed's 512 and 1024, and the options a report is analysed
+/// with (comet::analysis_options) do not carry COMMTEST's.
+inline std::vector<comet::kernel_descriptor> analysed_as_asked(const settings& s, std::span<const comet::kernel_descriptor> kernels) {
+    std::vector<comet::kernel_descriptor> out(kernels.begin(), kernels.end());
+    if (!s.commtest_statistics) return out;
+    for (auto& d : out) {
+        if (d.name != "commtest") continue;
+        d.analyses = {[o = *s.commtest_statistics](comet::report& r, const comet::kernel_descriptor& k, const comet::analysis_options&) {
+            if (r.results.of(k.name).empty()) return;
+            try {
+                auto stats = comet::commtest_statistics_of(r.results, o, k.name);
+                const auto flagged = std::count_if(stats.begin(), stats.end(), [](const auto& x) { return !x.flags.empty(); });
+                if (flagged > 0)
+                    r.notes.push_back(k.name + ": a flagged statistic in " + std::to_string(flagged) + " of " + std::to_string(stats.size()) +
+                                      " experiments (negative a, b not positive, or model error too large); see the commtest section");
+                for (auto& x : stats) r.commtest.push_back(std::move(x));
+            } catch (const comet::invalid_argument& e) {
+                r.notes.push_back("no commtest statistics for " + k.name + ": " + e.what());
+            }
+        }};
+    }
+    return out;
+}
 
 /// Analyses what was measured with the descriptors `kernels`, prints the summary on `out` and,
 /// with --out, writes the report folder. A folder that cannot be written is a usage_error.
@@ -58,8 +86,10 @@ inline void write_report(const settings& s, outcome o, std::span<const comet::ke
         if (sm->order == comet::interleave::shuffle) os << " (seed " << sm->seed << ")";
         r.ctx.extra.emplace_back("sampling", os.str());
     }
+    for (const auto& p : s.context_parameters) r.ctx.extra.push_back(p);
     comet::note_skipped(r, s.suite.kernels, o.groups, kernels);
-    comet::analyse(r, kernels, {.break_size = s.break_size ? s.break_size : o.break_size});
+    const std::vector<comet::kernel_descriptor> analysed = analysed_as_asked(s, kernels);
+    comet::analyse(r, analysed, {.break_size = s.break_size ? s.break_size : o.break_size});
 
     const std::string summary = comet::suite_summary(r, kernels, o.compare_with_thesis);
     out << summary << std::flush;

@@ -6,12 +6,15 @@
 // the same run giving the same bits; every bad input.
 //
 // No timing assertions on the threads transport (a shared machine); the simulator's times follow
-// from its model (test/nx2/test_sync.cpp pins what the schemes promise whatever those are).
+// from its model (test/nx2/test_sync.cpp pins what the schemes promise whatever those are). The
+// simulator's cases are built where it is (COMET_TEST_HAS_NX2: Boost.Context found).
 #include <comet/kernels/clock_sync.hpp>
 #include <comet/stats/compare.hpp>
 #include <comet/stats/validity.hpp>
 #include <comet/transport/decorators/skewed_clock.hpp>
+#if COMET_TEST_HAS_NX2
 #include <comet/transport/nx2.hpp>
+#endif
 
 #include "support.hpp"
 
@@ -37,7 +40,9 @@ using comet_test::mentions;
 
 /// Three repetitions, and pairs that stop after 20 exchanges without a new least round trip
 /// (the default 100 makes a sync of 5 oversubscribed threads ranks needlessly long).
-inline const comet::kernels::clock_sync_config quick{.repetitions = 3, .sync = {.patience = 20}};
+/// The round-trip study the kernel runs after the syncs is tested in test_rtt.cpp and, as part
+/// of the kernel, in `the_round_trip_study_follows_the_syncs` below: off here.
+inline const comet::kernels::clock_sync_config quick{.repetitions = 3, .sync = {.patience = 20}, .round_trips = false};
 
 /// ⌈log2 p⌉.
 inline int ceil_log2(int p) {
@@ -46,15 +51,19 @@ inline int ceil_log2(int p) {
     return k;
 }
 
-/// The records of `quick`-like runs have these on any transport: one record per scheme, in
-/// order, with every param, `samples` one per repetition, finite and not negative.
+/// The records of `quick`-like runs have these on any transport: two records per scheme, in
+/// order (the slowest rank's time, then rank 0's), with every param, `samples` one per
+/// repetition, finite and not negative, rank 0's never above the slowest rank's.
 inline void check_records(const comet::result_set& r, const comet::kernels::clock_sync_config& cfg, int nodes,
                           bool skewed) {
-    BOOST_REQUIRE_EQUAL(r.size(), cfg.schemes.size());
-    for (std::size_t i = 0; i < cfg.schemes.size(); ++i) {
-        const comet::record& rec = r.records[i];
-        const sync_scheme s = cfg.schemes[i];
-        BOOST_TEST_CONTEXT(comet::to_string(s) << ", P = " << nodes) {
+    BOOST_REQUIRE_EQUAL(r.size(), 2 * cfg.schemes.size());
+    for (std::size_t j = 0; j < r.size(); ++j) {
+        const comet::record& rec = r.records[j];
+        const sync_scheme s = cfg.schemes[j / 2];
+        const std::string reduction = j % 2 == 0 ? "max_over_ranks" : "rank_0";
+        if (j % 2 == 1)
+            for (std::size_t k = 0; k < rec.samples.size(); ++k) BOOST_TEST(rec.samples[k] <= r.records[j - 1].samples[k]);
+        BOOST_TEST_CONTEXT(comet::to_string(s) << ", " << reduction << ", P = " << nodes) {
             BOOST_TEST(rec.kernel == "sync");
             BOOST_TEST(*rec.params.text("scheme") == std::string(comet::to_string(s)));
             BOOST_TEST(*rec.params.integer("nodes") == nodes);
@@ -75,15 +84,17 @@ inline void check_records(const comet::result_set& r, const comet::kernels::cloc
                 const double truth = *rec.values.number("true_error");
                 BOOST_TEST((std::isfinite(truth) && truth >= 0.0));
             }
-            BOOST_TEST(*rec.params.text("reduction") == "max_over_ranks");
+            BOOST_TEST(*rec.params.text("reduction") == reduction);
+            BOOST_TEST(*rec.params.integer("patience") == static_cast<std::int64_t>(cfg.sync.patience));
             BOOST_TEST(*rec.values.text("order") == "round_robin");
-            // The point: scheme, nodes, skew, steps, reduction; what was measured there:
-            // exchanges, estimated_error, true_error (skewed), order.
-            BOOST_TEST(rec.params.size() == 5u);
+            // The point: scheme, nodes, skew, steps, patience, reduction; what was measured
+            // there: exchanges, estimated_error, true_error (skewed), order.
+            BOOST_TEST(rec.params.size() == 6u);
             BOOST_TEST(rec.values.size() == (skewed ? 4u : 3u));
             BOOST_TEST(comet::point_name(rec) == "sync/scheme:" + std::string(comet::to_string(s)) + "/nodes:" + std::to_string(nodes) +
                                                      "/skew:" + (skewed ? "decorator" : "none") + "/steps:" +
-                                                     std::to_string(*rec.params.integer("steps")) + "/reduction:max_over_ranks");
+                                                     std::to_string(*rec.params.integer("steps")) + "/patience:" +
+                                                     std::to_string(cfg.sync.patience) + "/reduction:" + reduction);
             // A sync during which a rank lost its CPU (the threads transport counts it) is kept,
             // marked, and out of every statistic.
             // One whose every sync was (on a loaded machine) is flagged as a whole, and says so.
@@ -126,11 +137,13 @@ int in_child(F&& f) {
     return status;
 }
 
+#if COMET_TEST_HAS_NX2
 /// The kernel on `nodes` ranks of an iPSC/860 cube (the smallest that holds them).
 inline std::vector<comet::result_set> on_ipsc(int nodes, const comet::kernels::clock_sync_config& cfg) {
     return comet::nx2::run(comet::nx2::ipsc860(ceil_log2(nodes)),
                            [&](comet::nx2::transport& t) { return comet::kernels::clock_sync(t, cfg); }, {.ranks = nodes});
 }
+#endif
 
 }  // namespace clock_sync_test
 
@@ -152,8 +165,11 @@ BOOST_AUTO_TEST_CASE(threads_records_every_scheme_on_the_test_node) {
 }
 
 BOOST_AUTO_TEST_CASE(one_rank_syncs_in_no_step) {
-    const auto r = run(1, [](transport& t) { return comet::kernels::clock_sync(t, quick); });
-    BOOST_REQUIRE_EQUAL(r[0].size(), 2u);
+    // One rank: no round trip to measure, whatever round_trips says.
+    auto cfg = quick;
+    cfg.round_trips = true;
+    const auto r = run(1, [&](transport& t) { return comet::kernels::clock_sync(t, cfg); });
+    BOOST_REQUIRE_EQUAL(r[0].size(), 4u);
     for (const auto& rec : r[0].records) {
         BOOST_TEST(*rec.params.integer("steps") == 0);
         BOOST_TEST(*rec.values.integer("exchanges") == 0);
@@ -186,7 +202,29 @@ BOOST_AUTO_TEST_CASE(on_point_sees_each_record_on_the_test_node) {
     cfg.test_node = 1;
     cfg.on_point = [&](const comet::record& rec) { seen.push_back(rec.kernel + ":" + *rec.params.text("scheme")); };
     run(3, [&](transport& t) { comet::kernels::clock_sync(t, cfg); });
-    BOOST_TEST(seen == (std::vector<std::string>{"sync:linear", "sync:log_p"}), boost::test_tools::per_element());
+    BOOST_TEST(seen == (std::vector<std::string>{"sync:linear", "sync:linear", "sync:log_p", "sync:log_p"}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(the_round_trip_study_follows_the_syncs) {
+    // With round_trips (the default) the kernel measures listing 4's round trips after the
+    // syncs, from the test node (here the last rank) to the first three others: their records
+    // (kernel "rtt", test_rtt.cpp) follow the syncs' on the test node.
+    auto cfg = quick;
+    cfg.repetitions = 1;
+    cfg.round_trips = true;
+    cfg.rtt = {.measurements = 50, .patience = {1, 10}, .trials = 20};
+    cfg.test_node = 4;
+    const auto r = run(5, [&](transport& t) { return comet::kernels::clock_sync(t, cfg); });
+    for (int rank = 0; rank < 4; ++rank) BOOST_TEST(r[static_cast<std::size_t>(rank)].empty());
+    const comet::result_set& mine = r[4];
+    BOOST_TEST_REQUIRE(mine.size() > 4u);
+    for (std::size_t i = 0; i < 4; ++i) BOOST_TEST(mine.records[i].kernel == "sync");
+    std::vector<std::int64_t> partners;
+    for (std::size_t i = 4; i < mine.size(); ++i) {
+        BOOST_TEST(mine.records[i].kernel == "rtt");
+        if (mine.records[i].params.text("study") == "latency") partners.push_back(*mine.records[i].params.integer("partner"));
+    }
+    BOOST_TEST(partners == (std::vector<std::int64_t>{0, 1, 2}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(a_stop_request_ends_the_kernel_before_the_next_repetition) {
@@ -200,7 +238,7 @@ BOOST_AUTO_TEST_CASE(a_stop_request_ends_the_kernel_before_the_next_repetition) 
         auto cfg = quick;
         cfg.stop = source.get_token();
         const auto r = run(3, [&](transport& t) { return comet::kernels::clock_sync(t, cfg); });
-        if (r[0].size() != cfg.schemes.size() || !r[1].empty() || !r[2].empty()) return 3;
+        if (r[0].size() != 2 * cfg.schemes.size() || !r[1].empty() || !r[2].empty()) return 3;
         for (const auto& rec : r[0].records) {
             if (!rec.samples.empty()) return 4;
             if (rec.stop != "interrupted") return 5;
@@ -219,6 +257,7 @@ BOOST_AUTO_TEST_CASE(a_stop_request_ends_the_kernel_before_the_next_repetition) 
     BOOST_TEST((code == 0 || code == 3 || code == 4 || code == 5), "the child ended with " << code);
 }
 
+#if COMET_TEST_HAS_NX2
 BOOST_AUTO_TEST_CASE(ipsc860_true_error_within_the_estimate_and_steps_by_scheme) {
     for (int nodes : {8, 16}) {
         BOOST_TEST_CONTEXT("nodes " << nodes) {
@@ -241,7 +280,7 @@ BOOST_AUTO_TEST_CASE(ipsc860_true_error_within_the_estimate_and_steps_by_scheme)
             }
             if (nodes == 16) {
                 const double linear = comet::summarize(r[0].records[0].samples).median;
-                const double log_p = comet::summarize(r[0].records[1].samples).median;
+                const double log_p = comet::summarize(r[0].records[2].samples).median;
                 BOOST_TEST_MESSAGE("16 simulated nodes: linear " << linear * 1e3 << " ms, log_p " << log_p * 1e3
                                                                   << " ms (virtual)");
                 // 15 steps against 4, each about one pair's sync.
@@ -262,8 +301,9 @@ BOOST_AUTO_TEST_CASE(ipsc860_the_same_run_gives_the_same_bits) {
     cfg.seed = 43;
     const auto c = on_ipsc(8, cfg);
     BOOST_TEST(*c[0].records[0].params.integer("steps") == 7);
-    BOOST_TEST(*c[0].records[1].params.integer("steps") == 3);
+    BOOST_TEST(*c[0].records[2].params.integer("steps") == 3);
 }
+#endif
 
 BOOST_AUTO_TEST_CASE(bad_inputs_name_the_value_and_rank) {
     const auto fails_with = [](int nodes, const comet::kernels::clock_sync_config& cfg,
@@ -293,6 +333,10 @@ BOOST_AUTO_TEST_CASE(bad_inputs_name_the_value_and_rank) {
     cfg = quick;
     cfg.skew.max_offset = -1.0;
     fails_with(2, cfg, {"rank 0", "seeded_skew: max_offset -1 s must be finite and at least 0"});
+    cfg = quick;
+    cfg.round_trips = true;
+    cfg.rtt.measurements = 3;
+    fails_with(2, cfg, {"rank 0", "sync: round-trip measurements = 3; at least 8 are needed for a drift"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,5 +1,6 @@
 // Tests of comet/kernels/contention.hpp: the node choice (hypercube rule and fallback), the
-// load sizes derived from echo records, and the kernel on the threads transport — its records,
+// load sizes derived from echo records or named (the thesis', given), and the kernel on the
+// threads transport — its records,
 // that the cross traffic really runs and stops, that every message sent is received (counted
 // by a decorator, and nothing left to probe afterwards, run after run), the records landing on
 // whichever rank is the test node, and every bad input.
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace contention_test {
@@ -269,6 +271,32 @@ BOOST_AUTO_TEST_CASE(on_point_sees_each_record) {
     BOOST_TEST(seen == (std::vector<std::string>{"0", "100", "2000"}), boost::test_tools::per_element());
 }
 
+// The thesis' loads (5.1: "around message sizes of 486 bytes", "around 5000 bytes") are the
+// defaults and what load_source "thesis" names; a record says which sizes loaded the machine
+// and where they came from, whichever they were.
+BOOST_AUTO_TEST_CASE(records_name_the_load_sizes_and_their_source) {
+    BOOST_TEST(comet::kernels::thesis_load_sizes.half == 486u);
+    BOOST_TEST(comet::kernels::thesis_load_sizes.ninety == 5000u);
+    BOOST_TEST((comet::kernels::contention_config{}.load_sizes == comet::kernels::thesis_load_sizes));
+    for (const auto& [source, sizes] : {std::pair{std::string("thesis"), comet::kernels::thesis_load_sizes},
+                                        std::pair{std::string("given"), comet::kernels::contention_load_sizes{300, 700}}}) {
+        BOOST_TEST_CONTEXT("load_source " << source) {
+            auto c = quick;
+            c.sizes = {8};
+            c.load_source = source;
+            c.load_sizes = sizes;
+            const auto r = run_counted(4, c);
+            const auto& records = r[0].records.records;
+            BOOST_REQUIRE_EQUAL(records.size(), 3u);
+            for (std::size_t i = 0; i < 3; ++i) BOOST_TEST(*records[i].params.text("load_source") == source);
+            BOOST_TEST(*records[0].params.integer("cross_size") == 0);
+            BOOST_TEST(*records[1].params.integer("cross_size") == static_cast<std::int64_t>(sizes.half));
+            BOOST_TEST(*records[2].params.integer("cross_size") == static_cast<std::int64_t>(sizes.ninety));
+            for (const auto& o : r) BOOST_TEST(!o.leftover);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(bad_inputs_name_the_value_and_rank) {
     const auto fails_with = [](int nodes, const comet::kernels::contention_config& cfg, std::initializer_list<const char*> words) {
         BOOST_CHECK_EXCEPTION(run(nodes, [&](transport& t) { comet::kernels::contention(t, cfg); }), comet::invalid_argument,
@@ -307,6 +335,11 @@ BOOST_AUTO_TEST_CASE(bad_inputs_name_the_value_and_rank) {
     c = quick;
     c.sizes = {comet::max_message_size + 1};
     fails_with(4, c, {"contention: message size 2147483648 exceeds"});
+    c = quick;
+    c.load_source = "thesis";  // with quick's 100 and 2000 bytes
+    fails_with(4, c, {"rank 0", "contention: load_source 'thesis' names the thesis' 486 and 5000 bytes, but the load sizes are 100 and 2000"});
+    c.load_source = "";
+    fails_with(4, c, {"rank 0", "contention: load_source is empty"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -10,6 +10,8 @@
 #   mpi_rank_aborts        must end non-zero, naming the rank, instead of hanging
 #   mpi_cli_report_2/_4    `comet --transport mpi` writes results.json for the whole job
 #   mpi_cli_nodes_mismatch `--nodes 3` under 2 processes: a usage error, exit non-zero
+#   mpi_cli_nbc_thread_2   `--progressions none,thread`: MPI started MPI_THREAD_SERIALIZED, the
+#                          progress thread runs on the job
 #   mpi_cli_nist_2/_4      the NIST applications traced and dilated (D = 1, 2) under 2 and 4
 #                          processes (the mesh needs a square: 4 only); each verifies itself
 #   mpi_example_stencil_links  examples/04_stencil_links.cpp on 4 processes
@@ -147,6 +149,13 @@ if(COMET_BUILD_EXAMPLES)
     comet_mpi_test(mpi_cli_nist_${n} ${n} 300 COMMAND ${CMAKE_COMMAND} "-DPROGRAM=${MPIEXEC_EXECUTABLE}" "-DARGS=${job}"
       -DEXIT=0 "-DSTDOUT=speedup with time dilation .NIST figure 7.*${shows}" -P ${PROJECT_SOURCE_DIR}/cmake/expect.cmake)
   endforeach()
+  # The nonblocking collectives' thread progression named on the command line: the program
+  # starts MPI with MPI_THREAD_SERIALIZED and a progress thread runs (figure 11's thread curve).
+  comet_mpi_args(job 2 $<TARGET_FILE:comet_cli> --transport mpi --kernels nbc --operations iallreduce --sizes 8
+    --progressions none|thread --measurements 3)
+  string(REPLACE ";" "," job "${job}")
+  comet_mpi_test(mpi_cli_nbc_thread_2 2 300 COMMAND ${CMAKE_COMMAND} "-DPROGRAM=${MPIEXEC_EXECUTABLE}" "-DARGS=${job}"
+    -DEXIT=0 "-DSTDOUT=os_thread" -P ${PROJECT_SOURCE_DIR}/cmake/expect.cmake)
   comet_mpi_args(job 2 $<TARGET_FILE:comet_cli> --transport mpi --nodes 3)
   string(REPLACE ";" "," job "${job}")
   comet_mpi_test(mpi_cli_nodes_mismatch 2 120 COMMAND ${CMAKE_COMMAND} "-DPROGRAM=${MPIEXEC_EXECUTABLE}" "-DARGS=${job}"

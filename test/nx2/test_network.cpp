@@ -47,7 +47,9 @@ BOOST_AUTO_TEST_CASE(counters_add_up) {
     a.retransmissions = 1;
     b.messages_sent = 3;
     b.channel_wait_time = 7;
+    b.system_buffer_landings = 4;
     a += b;
+    BOOST_TEST(a.system_buffer_landings == 4u);
     BOOST_TEST(a.messages_sent == 5u);
     BOOST_TEST(a.retransmissions == 1u);
     BOOST_TEST(a.channel_wait_time == 7);

@@ -377,6 +377,33 @@ BOOST_AUTO_TEST_CASE(interrupts_taken_from_computation_are_counted) {
     BOOST_TEST(comet::decompose(sender).user == 0.02, boost::test_tools::tolerance(1e-9));
 }
 
+// A long message (over the eager limit) goes by request: its data lands in the receiver's
+// buffer when a receive has taken it by the time the circuit is built, else in a system buffer
+// the receive copies it out of later, which the receiving node's counter says.
+BOOST_AUTO_TEST_CASE(a_long_message_lands_in_a_system_buffer_only_when_no_receive_took_it) {
+    for (const bool early : {true, false}) {
+        BOOST_TEST_CONTEXT((early ? "receive posted first" : "receive posted 10 ms late")) {
+            run_statistics stats;
+            run(
+                ipsc860(1),
+                [&](transport& t) {
+                    std::vector<std::byte> m(4096);
+                    if (t.rank() == 0) {
+                        if (early) t.compute(comet::work::busy(0.001));  // the receive is posted by now
+                        comet::ops::send(t, 1, 5, m);
+                    } else {
+                        if (!early) t.compute(comet::work::busy(0.01));
+                        comet::ops::recv(t, 0, 5, m);
+                    }
+                    return 0;
+                },
+                {.statistics = &stats});
+            BOOST_TEST(stats.nodes.at(1).system_buffer_landings == (early ? 0u : 1u));
+            BOOST_TEST(stats.nodes.at(0).system_buffer_landings == 0u);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(each_rank_reads_its_nodes_retransmissions) {
     const auto burst = [](transport& t) {
         nx2_test::converge(t, 4, 1);

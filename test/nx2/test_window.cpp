@@ -7,6 +7,7 @@
 // and the first-start-to-last-finish reduction stays within the clock's error; and the seed's
 // LogP example — a linear broadcast, measured pipelined, reads lower than one broadcast alone.
 #include <comet/kernels/windowed_collectives.hpp>
+#include <comet/stats/compare.hpp>
 #include <comet/stats/summary.hpp>
 #include <comet/stats/validity.hpp>
 #include <comet/timing/window.hpp>
@@ -152,6 +153,77 @@ BOOST_AUTO_TEST_CASE(pipelined_reads_a_linear_broadcast_lower_than_one_broadcast
         BOOST_TEST((rec.params.text("scheme") == "none"));  // virtual time is global: no sync
         BOOST_TEST((rec.params.number("nodes") == 16.0));
     }
+}
+
+BOOST_AUTO_TEST_CASE(the_loop_schemes_time_every_rank_s_own_loop_and_have_no_window) {
+    // Seed 002's listings 1-3 on a 100 µs operation of every rank: no window, nothing late;
+    // each rank's own time is its loop / N. With no synchronisation (loop) nothing lands on a
+    // rank during its loop; after a barrier, a handler of the barrier's last messages may
+    // (23.6067 µs each, at most two a measurement here).
+    for (auto how : {window_measure::barrier_then_loop, window_measure::loop, window_measure::barriers_then_loop}) {
+        BOOST_TEST_CONTEXT(comet::to_string(how)) {
+            const comet::windowed_point w = busy_on(6, how, {.measurements = 10, .pipeline = 4});
+            BOOST_TEST(!w.windowed);
+            BOOST_TEST(w.late == 0u);
+            BOOST_TEST(w.window == 0.0);
+            BOOST_TEST(w.attempts == 10u);
+            BOOST_TEST_REQUIRE(w.valid() == 10u);
+            BOOST_TEST_REQUIRE(w.rank_seconds.size() == 6u);
+            for (const auto& own : w.rank_seconds) {
+                BOOST_TEST_REQUIRE(own.size() == 10u);
+                for (double x : own) {
+                    BOOST_TEST(x >= 100e-6 - 1e-12);
+                    BOOST_TEST(x <= 100e-6 + (how == window_measure::loop ? 1e-12 : 2 * 23.6067e-6 / 4));
+                }
+            }
+            BOOST_TEST(w.of(rank_reduction::designated) == w.rank_seconds[0]);  // rank 0 designated
+            comet::record rec{"collectives", {}, w.of(rank_reduction::max)};
+            comet::describe_window(rec, w, {.measurements = 10, .pipeline = 4}, 4);
+            BOOST_TEST(!rec.values.contains("window"));
+            BOOST_TEST(!rec.values.contains("widenings"));
+            BOOST_TEST(rec.values.contains("clock_error"));
+            BOOST_TEST(rec.dropped.empty());
+            BOOST_TEST(rec.iterations == 4u);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_loop_schemes_show_their_error_beside_the_window_scheme) {
+    // A broadcast on 16 nodes, measured five ways. Timing N broadcasts as one lets the root
+    // start the next while the last leaves still receive: every loop reads the slowest rank
+    // below one broadcast alone (the seed's figure 1). Without synchronisation (listing 2)
+    // the ranks also start apart, so first start to last finish reads above it (figure 2).
+    const auto out = comet::nx2::run(comet::nx2::ipsc860(4), [](comet::nx2::transport& t) {
+        return k::windowed_collectives(t, {.operations = {k::collective_operation::broadcast}, .sizes = {8}, .rank_times = true});
+    });
+    const comet::result_set& r = out[0];
+    const k::windowed_collectives_config asked{.operations = {k::collective_operation::broadcast}, .sizes = {8}, .rank_times = true};
+    BOOST_TEST_REQUIRE(r.size() == k::windowed_collectives_points(asked, 16));
+    BOOST_TEST(r.size() == 5u * (6u + 16u));
+    const auto find = [&](const std::string& how, const std::string& reduction) -> const comet::record& {
+        for (const auto& rec : r.records)
+            if (rec.params.text("measure") == how && rec.params.text("reduction") == reduction) return rec;
+        BOOST_FAIL("no record " << how << " " << reduction);
+        return r.records.front();
+    };
+    for (const auto& rec : r.records) {
+        BOOST_TEST_CONTEXT(comet::point_name(rec)) {
+            BOOST_TEST(comet::usable(rec));
+            const std::string how = *rec.params.text("measure");
+            BOOST_TEST(rec.values.contains("versus_window") == (how != "window"));
+            BOOST_TEST(rec.params.contains("barriers") == (how == "barriers_then_loop"));
+            if (how == "window") continue;
+            const double base = comet::summarize(find("window", *rec.params.text("reduction"))).median;
+            BOOST_TEST(*rec.values.number("versus_window") == comet::summarize(rec).median / base, boost::test_tools::tolerance(1e-12));
+        }
+    }
+    for (const std::string how : {"pipelined", "barrier_then_loop", "loop", "barriers_then_loop"}) {
+        BOOST_TEST_CONTEXT(how) {
+            BOOST_TEST(*find(how, "max").values.number("versus_window") < 0.6);
+            BOOST_TEST(find(how, "rank_0").samples == find(how, "designated").samples);
+        }
+    }
+    BOOST_TEST(*find("loop", "first_start_to_last_finish").values.number("versus_window") > 1.2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

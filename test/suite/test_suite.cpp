@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../support/messages.hpp"
@@ -389,6 +391,30 @@ BOOST_AUTO_TEST_CASE(contention_loads_come_from_this_machine) {
         BOOST_REQUIRE(!recs.empty());
         for (const auto* rec : recs) BOOST_TEST(*rec->params.text("load_source") == (with_echo ? "echo" : "short_echo"));
         BOOST_TEST(r[0].of("echo").size() == (with_echo ? cfg.transfer.sizes.size() * 2 : 0u));  // the short echo is not reported
+    }
+}
+
+// Load sizes named in the config (the thesis', or one's own) are kept and named in the records:
+// a suite run measures this machine's only in place of "configured" ones.
+BOOST_AUTO_TEST_CASE(contention_keeps_named_load_sizes) {
+    for (const auto& [source, sizes] : {std::pair{std::string("thesis"), comet::kernels::thesis_load_sizes},
+                                        std::pair{std::string("given"), comet::kernels::contention_load_sizes{300, 700}}}) {
+        BOOST_TEST_CONTEXT("load_source " << source) {
+            auto cfg = comet_test::whole_suite_small();
+            cfg.kernels = {"contention"};
+            cfg.contention.load_source = source;
+            cfg.contention.load_sizes = sizes;
+            const auto r = comet::threads::run(4, [&](comet::threads::transport& t) { return comet::run_suite(t, cfg); });
+            const auto recs = r[0].of("contention");
+            BOOST_REQUIRE(!recs.empty());
+            std::vector<std::int64_t> cross;
+            for (const auto* rec : recs) {
+                BOOST_TEST(*rec->params.text("load_source") == source);
+                if (std::find(cross.begin(), cross.end(), *rec->params.integer("cross_size")) == cross.end())
+                    cross.push_back(*rec->params.integer("cross_size"));
+            }
+            BOOST_TEST((cross == std::vector<std::int64_t>{0, static_cast<std::int64_t>(sizes.half), static_cast<std::int64_t>(sizes.ninety)}));
+        }
     }
 }
 

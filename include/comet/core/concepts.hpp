@@ -158,6 +158,32 @@ concept progress_transport = transport<T> && requires(T& t) {
 template <class T>
 concept thread_serialized_transport = transport<T> && requires { requires T::thread_serialized; };
 
+/// A thread_serialized transport that learns only at run time whether it may be called from a
+/// second thread (MPI: the thread level the library provided, MPI_Query_thread): says so with
+/// `serialized_threads()`.
+template <class T>
+concept reports_thread_level = requires(const T& t) {
+    { t.serialized_threads() } -> std::convertible_to<bool>;
+};
+
+/// A transport whose ranks have one CPU and no threads of their own (the simulators): a progress
+/// thread there is modelled as the node's scheduler would run it, in time slices taken from the
+/// rank's computation (kernels/nbc.hpp). Says so with `static constexpr bool
+/// time_sliced_threads = true;`.
+template <class T>
+concept time_sliced_transport = transport<T> && requires { requires T::time_sliced_threads; };
+
+/// Whether this rank's transport may be called from a second thread now (a progress thread).
+template <class T>
+bool allows_second_thread(const T& t) {
+    if constexpr (!thread_serialized_transport<T>)
+        return false;
+    else if constexpr (reports_thread_level<T>)
+        return static_cast<bool>(t.serialized_threads());
+    else
+        return true;
+}
+
 /// A transport that counts how many of this rank's transmissions it sent again (the simulator
 /// with retransmission on): a count since the run began, which a decorator tracing part of the
 /// run takes the difference of.

@@ -9,8 +9,9 @@
 //
 // A sample is one whole sync: `sync_result::duration`, the longest any rank spent in it from
 // leaving the opening barrier to knowing its offset and having served its clients: the sync is
-// over when its last rank is done, whichever that is (the seed timed rank 0; comet's tree keeps
-// rank 0 a client in every round, but the ranks beyond the largest power of two finish later).
+// over when its last rank is done, whichever that is (comet's tree keeps rank 0 a client in
+// every round, but the ranks beyond the largest power of two finish later). Beside it, rank 0's
+// own time, which is what the seed's benchmark timed and figure 8 shows.
 // Each repetition is a fresh, first sync (a `global_clock` made anew), as an application's
 // start-up sync would be. The schemes are visited round-robin, repetition after
 // repetition (linear, log_p, linear, log_p, ...), so that a change of the machine's state lands
@@ -33,6 +34,8 @@
 //   skew             "decorator": the clocks were skewed by the kernel; "none": the
 //                    transport's own clocks were synchronised
 //   steps            the schedule's pair steps: P − 1 (linear), ⌈log2 P⌉ (log_p); 0 for P = 1
+//   patience         the sync's N: a pair stops after N exchanges in a row bring no smaller
+//                    round trip (sync_config::patience)
 //   exchanges        timestamp exchanges of all pairs together in one sync (the lower median
 //                    over the repetitions: always one sync's actual count)
 //   estimated_error  the largest error bound any rank's offset had (`sync_result::max_error`),
@@ -43,7 +46,8 @@
 //                    was measured) — the instant `estimated_error` bounds, so the two compare.
 //                    Later the error grows by the drift since (global_clock's `error_bound`);
 //                    that growth is the clocks', not the sync's.
-//   reduction        "max_over_ranks": a sample is the slowest rank's time
+//   reduction        "max_over_ranks": a sample is the slowest rank's time; "rank_0": rank 0's
+//                    own time, the one the seed reports (each scheme has one record of each)
 //   order            "round_robin": how the schemes' syncs were interleaved
 // and samples = the sync's time in seconds, one per repetition (iterations 1, stop "fixed", no
 // overheads: a sync is one operation, timed by the sync itself). Other ranks return an empty
@@ -63,6 +67,7 @@
 
 #include <comet/core/concepts.hpp>
 #include <comet/core/errors.hpp>
+#include <comet/kernels/rtt.hpp>
 #include <comet/ops/ops.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/validity.hpp>
@@ -102,6 +107,11 @@ struct clock_sync_config {
     comet::skew_bounds skew = {};
     /// The rank that returns the records.
     int test_node = 0;
+    /// The round-trip study run after the syncs (kernels/rtt.hpp: listing 4, figures 4-6); its
+    /// `test_node` and `stop` are this config's.
+    rtt_config rtt = {};
+    /// Whether to run it (on groups of 2 ranks or more).
+    bool round_trips = true;
     /// Called on the test node after each record is made (for progress displays).
     std::function<void(const record&)> on_point = {};
     /// Read on the test node before each repetition: once a stop is requested the kernel ends
@@ -110,6 +120,14 @@ struct clock_sync_config {
 };
 
 namespace detail::clock_sync {
+
+/// The round-trip study's configuration as the sync kernel runs it.
+inline rtt_config round_trip_config(const clock_sync_config& cfg) {
+    rtt_config c = cfg.rtt;
+    c.test_node = cfg.test_node;
+    c.stop = cfg.stop;
+    return c;
+}
 
 /// Every check, before any message; the message names the value and the rank.
 template <transport T>
@@ -128,11 +146,13 @@ void check(const T& t, const clock_sync_config& cfg) {
     // The skew bounds too, on every transport: the same configuration fails alike whether or
     // not this transport's clock needs the decorator.
     (void)seeded_skew(cfg.seed, me, cfg.skew);
+    if (cfg.round_trips && p >= 2) comet::kernels::detail::rtt::check(me, p, round_trip_config(cfg));
 }
 
 /// What one scheme's syncs gave on this rank.
 struct measured {
     std::vector<double> durations;         ///< one per repetition (the same on every rank)
+    std::vector<double> rank_0;            ///< rank 0's own time, one per repetition (the same on every rank)
     std::vector<std::size_t> disturbed;    ///< the repetitions during which a rank was disturbed
     std::vector<std::size_t> exchanges;    ///< one per repetition
     int steps = 0;
@@ -165,9 +185,13 @@ std::vector<measured> run(S& s, const clock_sync_config& cfg, Truth&& truth) {
             std::array<double, 1> hit{ops::disturbances(s) != before ? 1.0 : 0.0};
             if constexpr (counts_disturbances<S>) ops::allreduce_max(s, std::span<double>(hit));
             const sync_result& r = g.last_sync();
+            // Rank 0's own time, the one the seed's benchmark reported, on every rank.
+            std::array<double, 1> zero{r.own_duration};
+            ops::broadcast(s, 0, std::as_writable_bytes(std::span(zero)));
             measured& m = out[i];
             if (hit[0] != 0.0) m.disturbed.push_back(m.durations.size());
             m.durations.push_back(r.duration);
+            m.rank_0.push_back(zero[0]);
             m.exchanges.push_back(r.exchanges);
             m.steps = r.steps;
             m.estimated_error = std::max(m.estimated_error, r.max_error);
@@ -188,9 +212,10 @@ COMET_DECL std::size_t lower_median(std::vector<std::size_t> v);
 /// clocks synchronised are the transport's skewed by `comet::skewed_clock` (seeded by `seed`,
 /// within `skew`), and the true error is known; otherwise the transport's own.
 ///
-/// Returns, on the test node, one record per scheme with params {scheme, nodes, skew, steps,
-/// exchanges, estimated_error[, true_error], reduction, order} and samples = the time of one
-/// sync in seconds (the slowest rank's), one per repetition. Other ranks return an empty set.
+/// Returns, on the test node, two records per scheme with params {scheme, nodes, skew, steps,
+/// reduction} and values {exchanges, estimated_error[, true_error], order}, samples = the time
+/// of one sync in seconds, one per repetition: the slowest rank's (reduction max_over_ranks)
+/// and rank 0's (rank_0). Other ranks return an empty set.
 /// One rank is a valid group (no step: its syncs take no time).
 /// @pre every rank calls clock_sync with the same config.
 /// @throws invalid_argument (on every rank, before any message, naming the rank and the value)
@@ -228,23 +253,29 @@ result_set clock_sync(T& t, const clock_sync_config& cfg = {}) {
     }
 
     result_set out;
-    if (me != cfg.test_node) return out;
-    for (std::size_t i = 0; i < m.size(); ++i) {
-        record rec{"sync", params{}, {}};
-        rec.params.set("scheme", std::string(to_string(cfg.schemes[i]))).set("nodes", t.size());
-        rec.params.set("skew", skewed ? "decorator" : "none").set("steps", m[i].steps);
-        rec.params.set("reduction", std::string(to_string(sample_reduction::max_over_ranks)));
-        rec.values.set("exchanges", detail::clock_sync::lower_median(m[i].exchanges));
-        rec.values.set("estimated_error", m[i].estimated_error);
-        if (skewed) rec.values.set("true_error", m[i].true_error);
-        rec.values.set("order", std::string(to_string(interleave::round_robin)));
-        rec.samples = std::move(m[i].durations);
-        for (std::size_t k : m[i].disturbed) mark_invalid(rec, k, "preempted");
-        rec.iterations = 1;
-        // Fewer syncs than asked for: a stop request ended the kernel (run, above).
-        rec.stop = std::string(to_string(rec.samples.size() < cfg.repetitions ? stop_reason::interrupted : stop_reason::fixed));
-        if (cfg.on_point) cfg.on_point(rec);
-        out.records.push_back(std::move(rec));
+    for (std::size_t i = 0; i < m.size() && me == cfg.test_node; ++i)
+        for (const bool slowest : {true, false}) {
+            record rec{"sync", params{}, {}};
+            rec.params.set("scheme", std::string(to_string(cfg.schemes[i]))).set("nodes", t.size());
+            rec.params.set("skew", skewed ? "decorator" : "none").set("steps", m[i].steps).set("patience", cfg.sync.patience);
+            rec.params.set("reduction", slowest ? std::string(to_string(sample_reduction::max_over_ranks)) : std::string("rank_0"));
+            rec.values.set("exchanges", detail::clock_sync::lower_median(m[i].exchanges));
+            rec.values.set("estimated_error", m[i].estimated_error);
+            if (skewed) rec.values.set("true_error", m[i].true_error);
+            rec.values.set("order", std::string(to_string(interleave::round_robin)));
+            rec.samples = slowest ? m[i].durations : m[i].rank_0;
+            for (std::size_t k : m[i].disturbed) mark_invalid(rec, k, "preempted");
+            rec.iterations = 1;
+            // Fewer syncs than asked for: a stop request ended the kernel (run, above).
+            rec.stop = std::string(to_string(rec.samples.size() < cfg.repetitions ? stop_reason::interrupted : stop_reason::fixed));
+            if (cfg.on_point) cfg.on_point(rec);
+            out.records.push_back(std::move(rec));
+        }
+    if (cfg.round_trips && t.size() >= 2) {
+        result_set trips = rtt_study(t, detail::clock_sync::round_trip_config(cfg));
+        for (const record& rec : trips.records)
+            if (cfg.on_point) cfg.on_point(rec);
+        out.append(trips);
     }
     return out;
 }

@@ -23,8 +23,13 @@
 //   test    the seed's black-box test: N = ceil(size / interval) + 1 test calls, one at the start
 //           of the computation, one at its end and the others spread evenly between;
 //   thread  a progress thread (nbc/progress_thread.hpp) advances it, where the transport may be
-//           called from a second thread (`thread_serialized`); resuming and pausing the thread
-//           count as t_test.
+//           called from a second thread (`thread_serialized`; on MPI where the library provided
+//           MPI_THREAD_SERIALIZED, `allows_second_thread`); resuming and pausing the thread
+//           count as t_test. On a simulator (one CPU a node, no threads:
+//           `time_sliced_transport`) the thread is modelled as its node's scheduler would run
+//           it: the computation in slices of `thread_quantum`, the thread's progress call after
+//           each, its time taken from the computation's CPU and not counted in t_test (value
+//           `thread`: "os_thread" or "time_sliced", with `thread_quantum` and `slices`).
 //
 // A sample is one valid measurement's overhead of the slowest rank (largest overhead; a
 // work-based one below zero is kept marked and out of every figure); its t_init, t_test and
@@ -124,6 +129,11 @@ struct nbc_config {
     /// Empty: none, test, and thread where the transport allows a progress thread. Named
     /// explicitly, thread on a transport that does not gets a "not supported" record.
     std::vector<progression> progressions = {};
+    /// On a transport whose nodes have one CPU and no threads (the simulators,
+    /// time_sliced_transport), the scheduler's time slice of a modelled progress thread: the
+    /// computation runs in slices of about this many seconds, the thread's progress call after
+    /// each (an assumption, a scheduler's slice: not a figure of the iPSC/860).
+    double thread_quantum = 100e-6;
     /// The test progression's intervals (bytes per test call), one point each.
     std::vector<std::size_t> intervals = {1024, 4096, 16384, 65536};
     std::vector<overhead_method> methods = {overhead_method::time, overhead_method::work};
@@ -170,6 +180,8 @@ void check(const T& t, const nbc_config& c) {
     if (std::find(c.progressions.begin(), c.progressions.end(), progression::test) != c.progressions.end() && c.intervals.empty())
         raise<invalid_argument>(me, "nbc: test progression asked for without an interval");
     if (c.schedules.segment == 0) raise<invalid_argument>(me, "nbc: pipeline segment of 0 bytes");
+    if (!(c.thread_quantum >= 1e-7) || !std::isfinite(c.thread_quantum))
+        raise<invalid_argument>(me, "nbc: thread_quantum = ", c.thread_quantum, " s; a time slice is at least 1e-7 s");
     window_config w = c.window;
     w.designated = c.root;
     comet::detail::window::check(me, p, "nbc", w);
@@ -288,7 +300,7 @@ COMET_DECL std::size_t nbc_points(const nbc_config& c, bool thread = false, bool
 /// The points a run on a transport of type `T` measures.
 template <transport T>
 std::size_t nbc_points(const nbc_config& c) {
-    return nbc_points(c, thread_serialized_transport<T>, nbc::engine<T>::has_native());
+    return nbc_points(c, thread_serialized_transport<T> || time_sliced_transport<T>, nbc::engine<T>::has_native());
 }
 
 /// Measures each nonblocking collective of `cfg.operations` at each size and implementation:
@@ -310,7 +322,12 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
     window_config w = cfg.window;
     w.designated = cfg.root;
     global_clock<T> g(t, cfg.sync);
-    const std::vector<progression> progs = detail::nbc_kernel::progressions(cfg, thread_serialized_transport<T>);
+    // Whether a progress thread may call the transport: known at compile time but for MPI,
+    // whose thread level is MPI_Init_thread's answer (the same on every rank of a job).
+    const bool threads_allowed = allows_second_thread(t);
+    // On a simulator the thread is modelled in time slices (`thread_quantum`).
+    const bool sliced = !threads_allowed && time_sliced_transport<T>;
+    const std::vector<progression> progs = detail::nbc_kernel::progressions(cfg, threads_allowed || sliced);
     const auto point_curves = curves(progs, cfg);
 
     result_set results;
@@ -407,17 +424,24 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                         const auto name_curve = [&] {
                             return prog == progression::test ? "test every " + std::to_string(interval) + " B" : std::string(to_string(prog));
                         };
-                        if (prog == progression::thread && !thread_serialized_transport<T>) {
+                        if (prog == progression::thread && !threads_allowed && !sliced) {
                             if (me == 0) {
                                 record rec = base(o, n, impl, algorithm, to_string(method));
                                 rec.params.set("progression", std::string(to_string(prog))).set("interval", 0);
                                 rec.values.set("curve", name_curve());
-                                rec.notes.push_back("not supported: the transport cannot be called from a progress thread");
+                                rec.notes.push_back(thread_serialized_transport<T>
+                                                        ? "not supported: MPI provided a thread level below MPI_THREAD_SERIALIZED"
+                                                        : "not supported: the transport cannot be called from a progress thread");
                                 emit(std::move(rec));
                             }
                             continue;
                         }
                         const std::size_t tests = prog == progression::test ? (n + interval - 1) / interval + 1 : 0;
+                        // The modelled thread's turns: one after each quantum of the computation.
+                        const std::size_t slices =
+                            sliced && prog == progression::thread
+                                ? std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(t_b / cfg.thread_quantum)))
+                                : 1;
                         const auto part = [&](std::size_t pieces) {
                             return method == overhead_method::time ? work::busy(t_b / static_cast<double>(pieces))
                                                                    : work::flops(lambda / pieces);
@@ -425,7 +449,7 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                         std::vector<parts> log;
                         std::unique_ptr<nbc::progress_thread<T>> helper_thread;
                         if constexpr (thread_serialized_transport<T>)
-                            if (prog == progression::thread) helper_thread = std::make_unique<nbc::progress_thread<T>>(e);
+                            if (prog == progression::thread && threads_allowed) helper_thread = std::make_unique<nbc::progress_thread<T>>(e);
 
                         windowed_point m = measure_windowed(t, g, w, window_measure::window, [&] {
                             parts q;
@@ -444,7 +468,16 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                                 }
                                 break;
                             case progression::thread:
-                                if constexpr (thread_serialized_transport<T>) {
+                                if (sliced) {
+                                    // One CPU: the scheduler gives the thread the CPU after each
+                                    // quantum of the computation, and its progress call lengthens
+                                    // the computation (which the work-based overhead sees and the
+                                    // time-based one, as for a thread on a busy core, does not).
+                                    for (std::size_t i = 0; i < slices; ++i) {
+                                        ops::compute(t, part(slices));
+                                        if (i + 1 < slices) e.progress();
+                                    }
+                                } else if constexpr (thread_serialized_transport<T>) {
                                     double s = t.now();
                                     helper_thread->resume();
                                     q.test += t.now() - s;
@@ -508,6 +541,9 @@ result_set nbc(T& t, const nbc_config& cfg = {}) {
                             .set("t_wait", median_of(wait))
                             .set("tests", tests)
                             .set("curve", name_curve());
+                        if (prog == progression::thread)
+                            rec.values.set("thread", sliced ? "time_sliced" : "os_thread");
+                        if (prog == progression::thread && sliced) rec.values.set("thread_quantum", cfg.thread_quantum).set("slices", slices);
                         // The share of T_b the computation hid: 1 - overhead / T_b, within [0, 1]. An
                         // overhead above T_b hid nothing (and added to it): 0, and flagged.
                         if (t_b > 0 && valid_count(rec) > 0) {

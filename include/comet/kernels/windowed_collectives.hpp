@@ -18,7 +18,8 @@
 // Each runs natively where the transport has it and by comet's portable algorithm otherwise;
 // `implementation` says which ("linear" for linear_broadcast, which is always comet's).
 //
-// Each (operation, size) is measured both ways (`measure`: window, pipelined;
+// Each (operation, size) is measured in every way `measures` lists (`measure`: window,
+// pipelined, and seed 002's listings 1-3 — barrier_then_loop, loop, barriers_then_loop;
 // timing/window.hpp), and each measurement gives a record per per-rank reduction
 // (`reduction`: designated, max, min, mean, median, first_start_to_last_finish;
 // stats/rank_reduction.hpp), samples in seconds per operation: one per valid measurement (every
@@ -26,8 +27,11 @@
 // "late_start", so valid / total is what the point says of itself). The records also say how
 // the point was measured: the values `window` (s), `widenings`, `tolerance` (s), `clock_error`
 // (the global clock's estimated error, 0 where the transport's clock is global), and the params
-// `scheme` (how the global clock was synchronised: none, linear or log_p) and `pipeline` (N)
-// for pipelined. A point whose windows kept failing is flagged as a whole (timing/window.hpp).
+// `scheme` (how the global clock was synchronised: none, linear or log_p), `pipeline` (N)
+// for every measure but the window and `barriers` for listing 3. Every record but the window
+// scheme's has the value `versus_window`: its median over the window scheme's of the same
+// reduction, the error of timing N operations in a loop (rank_times: one more record per rank,
+// reduction "rank_<r>", that rank's own time). A point whose windows kept failing is flagged as a whole (timing/window.hpp).
 //
 // Reduced vectors hold zeros (a sum of zeros stays zero however often it runs); every other
 // buffer holds what the last operation left in it — nothing is verified here: the collectives'
@@ -91,7 +95,14 @@ struct windowed_collectives_config {
                                                     collective_operation::alltoall,  collective_operation::gather};
     /// Bytes per rank (alltoall: per pair of ranks); reduce and allreduce need multiples of 8.
     std::vector<std::size_t> sizes = {8, 1024, 16384};
-    std::vector<window_measure> measures = {window_measure::window, window_measure::pipelined};
+    /// How each point is timed, in this order: the window scheme, pipelined, and the three
+    /// barrier-and-loop schemes seed 002 criticises (its listings 1-3), whose error the records
+    /// show as `versus_window`.
+    std::vector<window_measure> measures = {window_measure::window, window_measure::pipelined, window_measure::barrier_then_loop,
+                                            window_measure::loop, window_measure::barriers_then_loop};
+    /// Also a record per rank and point: that rank's own time per operation (reduction
+    /// "rank_<r>"), the seed's "times for all processes".
+    bool rank_times = false;
     /// The root of broadcast, reduce and gather, and the rank `designated` reports.
     int root = 0;
     /// How each point is measured (timing/window.hpp); its `designated` is set to `root`.
@@ -104,8 +115,9 @@ struct windowed_collectives_config {
     std::function<void(const record&)> on_point = {};
 };
 
-/// The points a run on `nodes` ranks measures (barrier has one size).
-COMET_DECL std::size_t windowed_collectives_points(const windowed_collectives_config& c);
+/// The records a run on `nodes` ranks makes (barrier has one size; `nodes` counts only with
+/// rank_times).
+COMET_DECL std::size_t windowed_collectives_points(const windowed_collectives_config& c, int nodes = 0);
 
 namespace detail::windowed {
 
@@ -143,6 +155,12 @@ void linear_broadcast(T& t, int root, int tag, mutable_bytes data) {
     for (int r = 0; r < t.size(); ++r)
         if (r != root) ops::send(t, r, tag, const_bytes(data));
 }
+
+/// Sets, on every record of one (operation, size) measured otherwise than by windows, the
+/// value `versus_window`: its median over the window scheme's median of the same reduction
+/// (one rank's own, with rank_times): how far the pipelined and barrier-and-loop figures are from one operation's
+/// time. Where either point is flagged or has no valid sample, a note says why there is none.
+COMET_DECL void compare_with_window(std::span<record> point);
 
 template <transport T>
 std::string implementation_of(collective_operation o) {
@@ -211,6 +229,7 @@ result_set windowed_collectives(T& t, const windowed_collectives_config& cfg = {
                     break;
                 }
             };
+            const std::size_t first = results.records.size();
             for (auto how : cfg.measures) {
                 windowed_point m = measure_windowed(t, g, w, how, operation);
                 interrupted = m.interrupted;  // the same on every rank
@@ -218,23 +237,39 @@ result_set windowed_collectives(T& t, const windowed_collectives_config& cfg = {
                     if (interrupted) break;
                     continue;
                 }
-                for (std::size_t k = 0; k < all_rank_reductions.size(); ++k) {
+                const std::size_t per = how == window_measure::window ? 1 : w.pipeline;
+                const auto make = [&](std::string_view reduction) {
                     record rec{"collectives", params{}, {}};
                     rec.params.set("operation", std::string(to_string(o)))
                         .set("size", n)
                         .set("nodes", p)
                         .set("measure", std::string(to_string(how)))
-                        .set("reduction", std::string(to_string(all_rank_reductions[k])))
+                        .set("reduction", std::string(reduction))
                         .set("designated", cfg.root)
                         .set("scheme", std::string(to_string(g.scheme())));
-                    if (how == window_measure::pipelined) rec.params.set("pipeline", w.pipeline);
+                    if (per > 1) rec.params.set("pipeline", w.pipeline);
+                    if (how == window_measure::barriers_then_loop) rec.params.set("barriers", w.loop_barriers);
                     rec.values.set("implementation", detail::windowed::implementation_of<T>(o));
-                    describe_window(rec, m, w, how == window_measure::pipelined ? w.pipeline : 1);
+                    describe_window(rec, m, w, per);
+                    return rec;
+                };
+                for (std::size_t k = 0; k < all_rank_reductions.size(); ++k) {
+                    record rec = make(to_string(all_rank_reductions[k]));
                     rec.samples = m.samples[k];  // copied: m.valid() counts m.samples[0] for every reduction
-                    if (cfg.on_point) cfg.on_point(rec);
                     results.records.push_back(std::move(rec));
                 }
+                if (cfg.rank_times)
+                    for (std::size_t r = 0; r < m.rank_seconds.size(); ++r) {
+                        record rec = make("rank_" + std::to_string(r));
+                        rec.samples = std::move(m.rank_seconds[r]);
+                        results.records.push_back(std::move(rec));
+                    }
                 if (interrupted) break;
+            }
+            if (me == 0) {
+                detail::windowed::compare_with_window(std::span(results.records).subspan(first));
+                if (cfg.on_point)
+                    for (std::size_t i = first; i < results.records.size(); ++i) cfg.on_point(results.records[i]);
             }
             if (interrupted) break;
         }

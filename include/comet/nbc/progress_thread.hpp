@@ -11,8 +11,10 @@
 //
 // Only for a transport that may be called from a thread other than its rank's own, one thread at
 // a time (MPI_THREAD_SERIALIZED's promise): it says so with `static constexpr bool
-// thread_serialized = true;`. The threads transport does; the simulator cannot (its ranks are
-// fibers in virtual time), nor the MPI transport (it initialises MPI_THREAD_SINGLE). The thread is
+// thread_serialized = true;`. The threads transport does, and so does the MPI transport where
+// MPI provided MPI_THREAD_SERIALIZED or more (`serialized_threads()`, which
+// `comet::mpi::initialize(boost::mpi::threading::serialized)` asks for); the simulator cannot (its ranks are fibers in virtual
+// time). The thread is
 // inside the engine only while it holds a lock that `pause` takes, so the two threads never touch
 // the engine at once and each sees what the other did.
 //

@@ -130,9 +130,11 @@ inline auto contention_kernel() {
     return kernel{detail::builtin::contention_descriptor(),
                   [](auto& t, const suite_run& r) {
             kernels::contention_config c = r.config.configured(r.config.contention);
-            // Every rank knows echo ran (`ran` is alike everywhere); the test node's echo figures
-            // then reach every rank, which all need the same load sizes.
-            if (r.has_run("echo")) {
+            // Only "configured" sizes are replaced by this machine's: the thesis' or a caller's
+            // own ("thesis", "given") are kept, echo or not. Every rank knows echo ran (`ran` is
+            // alike everywhere); the test node's echo figures then reach every rank, which all
+            // need the same load sizes.
+            if (c.load_source == "configured" && r.has_run("echo")) {
                 const auto [sizes, from_echo] =
                     kernels::contention_loads_from_echo(t, r.config.transfer.test_node, r.measured, 1, c.load_sizes);
                 c.load_sizes = sizes;
@@ -187,7 +189,8 @@ inline auto col_broadcast_kernel() {
 /// the seed's statistics (a, b, latency, bandwidths, model error) from the least time of each
 /// experiment. Plots: total time against the number of messages, and swap bandwidth (2 ×
 /// volume / least time) against the message size, one series per protocol and one plot per
-/// volume, as the seed draws them.
+/// volume and experiment (pair set, cache mode, prepost, nodes: those the run varied), as the
+/// seed draws them.
 inline auto commtest_kernel() {
     return kernel{detail::builtin::commtest_descriptor(),
                   [](auto& t, const suite_run& r) {

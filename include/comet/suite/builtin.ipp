@@ -148,6 +148,7 @@ COMET_DECL kernel_descriptor commtest_descriptor() {
              .series = "protocol",
              .series_title = "{}",
              .per = "volume",
+             .experiments = {"pair", "cache", "prepost", "nodes"},
              .title = "COMMTEST: time to swap the volume vs number of messages",
              .x_label = "number of messages",
              .log_x = true,
@@ -160,6 +161,7 @@ COMET_DECL kernel_descriptor commtest_descriptor() {
              .series = "protocol",
              .series_title = "{}",
              .per = "volume",
+             .experiments = {"pair", "cache", "prepost", "nodes"},
              .title = "COMMTEST: swap bandwidth vs message size",
              .x_label = "message size [bytes]",
              .log_x = true,
@@ -174,30 +176,96 @@ COMET_DECL kernel_descriptor commtest_descriptor() {
 }
 
 COMET_DECL kernel_descriptor sync_descriptor() {
+    const auto value_of = [](std::string name, std::string label) {
+        return plot_value{std::move(label), [name = std::move(name)](const record& r) { return r.values.number(name); }};
+    };
     plot_value error_us{"largest estimated error [µs]", [](const record& r) -> std::optional<double> {
                             const auto e = r.values.number("estimated_error");
                             if (!e) return std::nullopt;
                             return *e * 1e6;
                         }};
     return kernel_descriptor{.name = "sync",
-                                    .points = [](const suite_config& c, int) { return c.sync.schemes.size(); },
+                                    .points = [](const suite_config& c, int nodes) {
+                                        // The round-trip study's histogram records are its non-empty bins: at most `bins`.
+                                        const kernels::rtt_config& r = c.sync.rtt;
+                                        const std::size_t trips = c.sync.round_trips && nodes >= 2
+                                            ? (r.partners.empty() ? std::min<std::size_t>(3, static_cast<std::size_t>(nodes - 1)) : r.partners.size()) *
+                                                  (1 + r.bins + r.segments + r.patience.size())
+                                            : 0;
+                                        return 2 * c.sync.schemes.size() + trips;
+                                    },
                                     .plots = {{.name = "sync_time",
                                                .kernels = {"sync"},
                                                .x = "nodes",
                                                .series = "scheme",
                                                .series_title = "{}",
-                                               .title = "Clock synchronisation: time vs number of nodes (seed 002, figure 8)",
+                                               .where = {{"reduction", param_value(std::string("rank_0"))}},
+                                               .title = "Clock synchronisation: rank 0's time vs number of nodes (seed 002, figure 8)",
                                                .x_label = "nodes",
                                                .y_label = "median sync time [µs]",
                                                .log_x = true,
                                                .log_y = true,
                                                .log_base_x = 2},
+                                              {.name = "sync_time_slowest",
+                                               .kernels = {"sync"},
+                                               .x = "nodes",
+                                               .series = "scheme",
+                                               .series_title = "{}",
+                                               .where = {{"reduction", param_value(std::string("max_over_ranks"))}},
+                                               .title = "Clock synchronisation: the slowest rank's time vs number of nodes",
+                                               .x_label = "nodes",
+                                               .y_label = "median sync time [µs]",
+                                               .log_x = true,
+                                               .log_y = true,
+                                               .log_base_x = 2},
+                                              {.name = "sync_rtt_histogram",
+                                               .kernels = {"rtt"},
+                                               .x = "latency_us",
+                                               .y = value_of("count", "round trips"),
+                                               .series = "partner",
+                                               .series_title = "test node - {}",
+                                               .where = {{"study", param_value(std::string("histogram"))}},
+                                               .largest = "nodes",
+                                               .title = "Round-trip latency (RTT / 2) distribution, per pair (seed 002, figure 4)",
+                                               .x_label = "latency [µs]"},
+                                              {.name = "sync_drift",
+                                               .kernels = {"rtt"},
+                                               .x = "at_s",
+                                               .series = "partner",
+                                               .series_title = "test node - {}",
+                                               .where = {{"study", param_value(std::string("drift"))}},
+                                               .largest = "nodes",
+                                               .title = "Clock difference since the first round trip, per pair (seed 002, figure 5)",
+                                               .x_label = "time since the first round trip [s]",
+                                               .y_label = "median clock difference [µs]"},
+                                              {.name = "sync_quality",
+                                               .kernels = {"rtt"},
+                                               .x = "patience",
+                                               .curves = {value_of("quality", "quality: minimum above the smallest [%]")},
+                                               .where = {{"study", param_value(std::string("quality"))}, {"partner", param_value(std::int64_t{1})}},
+                                               .largest = "nodes",
+                                               .title = "Minimum RTT not improved for N in a row: quality against N (seed 002, figure 6)",
+                                               .x_label = "N",
+                                               .y_label = "%",
+                                               .log_x = true},
+                                              {.name = "sync_cost",
+                                               .kernels = {"rtt"},
+                                               .x = "patience",
+                                               .curves = {value_of("cost", "cost: round trips measured")},
+                                               .where = {{"study", param_value(std::string("quality"))}, {"partner", param_value(std::int64_t{1})}},
+                                               .largest = "nodes",
+                                               .title = "Minimum RTT not improved for N in a row: cost against N (seed 002, figure 6)",
+                                               .x_label = "N",
+                                               .y_label = "round trips",
+                                               .log_x = true,
+                                               .log_y = true},
                                               {.name = "sync_error",
                                                .kernels = {"sync"},
                                                .x = "nodes",
                                                .y = std::move(error_us),
                                                .series = "scheme",
                                                .series_title = "{}",
+                                               .where = {{"reduction", param_value(std::string("max_over_ranks"))}},
                                                .title = "Clock synchronisation: estimated error vs number of nodes",
                                                .x_label = "nodes",
                                                .log_x = true,
@@ -206,7 +274,7 @@ COMET_DECL kernel_descriptor sync_descriptor() {
 
 COMET_DECL kernel_descriptor collectives_descriptor() {
     return kernel_descriptor{.name = "collectives",
-                                    .points = [](const suite_config& c, int) { return kernels::windowed_collectives_points(c.collectives); },
+                                    .points = [](const suite_config& c, int nodes) { return kernels::windowed_collectives_points(c.collectives, nodes); },
                                     .plots = {{.name = "collectives_time",
                                                .kernels = {"collectives"},
                                                .x = "size",
@@ -228,7 +296,7 @@ COMET_DECL kernel_descriptor collectives_descriptor() {
                                                .where = {{"reduction", param_value(std::string("max"))}},
                                                .largest = "nodes",
                                                .per = "operation",
-                                               .title = "Slowest rank's time: one operation per window vs pipelined",
+                                               .title = "Slowest rank's time: one operation per window, pipelined, and the loop schemes (seed 002, listings 1-3)",
                                                .x_label = "bytes per rank",
                                                .log_x = true,
                                                .log_y = true,

@@ -44,7 +44,9 @@ struct suite_config {
     kernels::broadcast_config broadcast = {};
     kernels::global_sum_config global_sum = {};
     kernels::barrier_config barrier = {};
-    /// Its load sizes come from this run's echo (1 hop) when echo runs before it.
+    /// Its load sizes are measured on this machine (this run's echo at 1 hop when echo runs
+    /// before it, else a short echo) while its `load_source` is "configured"; "thesis" or
+    /// "given" keeps its `load_sizes` (kernels/contention.hpp).
     kernels::contention_config contention = {};
     kernels::overlap_config overlap = {};
     kernels::matrix_config matrix = {};  ///< update_guard, shift_matrix, transpose, row_broadcast, col_broadcast

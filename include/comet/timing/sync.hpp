@@ -143,6 +143,8 @@ struct sync_result {
     /// How long the sync took: the longest any rank spent in it, from leaving the opening
     /// barrier to knowing its offset and having served its clients (its own clock).
     double duration = 0.0;
+    /// This rank's own part of `duration` (its own clock): rank 0's is the time seed 002 reports.
+    double own_duration = 0.0;
     std::size_t exchanges = 0;  ///< timestamp exchanges of every pair together
     int steps = 0;              ///< pair steps of the schedule: P − 1 (linear), ⌈log2 P⌉ (log_p)
 };
@@ -331,6 +333,7 @@ sync_result sync_clocks(T& t, const sync_config& c = {}) {
             .error = state.error,
             .max_error = maxima[0],
             .duration = maxima[1],
+            .own_duration = elapsed,
             .exchanges = static_cast<std::size_t>(sums[0]),
             .steps = detail::sync_steps(c.scheme, p)};
 }

@@ -55,6 +55,15 @@
 // each window: every rank's time is divided by N, so both read on one scale and their
 // difference is the pipelining effect alone.
 //
+// The schemes the seed criticises are here too, to be measured beside the window on the same
+// operation (its listings 1-3: `barrier_then_loop`, `loop`, `barriers_then_loop`): a loop of
+// N operations timed as one on every rank, after one barrier (and one after it, untimed), after
+// none, or after `loop_barriers`. They run in batches as the windows do, gathered and decided
+// between batches; nothing makes their ranks start together, so no start is late, but a
+// measurement during which a rank was disturbed is dropped as in the window scheme. What they
+// read is the pipeline and the skew the barrier leaves, not one operation: the difference from
+// the window scheme's figure is their error.
+//
 // Every rank's start and end are kept in global time, so each measurement yields every
 // per-rank reduction (stats/rank_reduction.hpp): designated, max, min, mean, median and first
 // start to last finish. The engine sends its own messages only between batches (the
@@ -90,13 +99,35 @@
 
 namespace comet {
 
-/// How an operation is timed.
+/// How an operation is timed. The last three are the barrier-and-loop schemes seed 002
+/// criticises (its listings 1-3), measured here so that their error can be shown beside the
+/// window's on the same operation: each times `pipeline` operations back to back as one
+/// stretch on every rank and divides by N, so they read the pipeline, and the barrier before
+/// lets ranks leave it at different times (the process skew of the seed's figures 2-3).
 enum class window_measure : unsigned char {
-    window,     ///< once per window, every rank starting at the same global time
-    pipelined,  ///< `pipeline` operations back to back per window, time / N
+    window,              ///< once per window, every rank starting at the same global time
+    pipelined,           ///< `pipeline` operations back to back per window, time / N
+    barrier_then_loop,   ///< listing 1: a barrier, the loop timed, a barrier after (untimed)
+    loop,                ///< listing 2: the loop timed, no synchronisation at all
+    barriers_then_loop,  ///< listing 3: `loop_barriers` barriers, then the loop timed
 };
 
-constexpr std::string_view to_string(window_measure m) noexcept { return m == window_measure::window ? "window" : "pipelined"; }
+constexpr std::string_view to_string(window_measure m) noexcept {
+    switch (m) {
+    case window_measure::window: return "window";
+    case window_measure::pipelined: return "pipelined";
+    case window_measure::barrier_then_loop: return "barrier_then_loop";
+    case window_measure::loop: return "loop";
+    case window_measure::barriers_then_loop: return "barriers_then_loop";
+    }
+    return "?";
+}
+
+/// Whether `m` is one of the barrier-and-loop schemes (no window: every start is taken as it
+/// comes, none is late).
+constexpr bool is_loop_scheme(window_measure m) noexcept {
+    return m == window_measure::barrier_then_loop || m == window_measure::loop || m == window_measure::barriers_then_loop;
+}
 
 /// How a windowed point is measured. All ranks pass the same values (@pre), but for `stop`,
 /// which only rank 0 reads.
@@ -104,8 +135,11 @@ struct window_config {
     /// Valid measurements a point keeps (the seed's `numbench`); each gives one sample of
     /// every reduction.
     std::size_t measurements = 20;
-    /// Operations back to back in one pipelined measurement (N).
+    /// Operations back to back in one pipelined measurement, and in one loop of the
+    /// barrier-and-loop schemes (N).
     std::size_t pipeline = 8;
+    /// Barriers before each loop of `barriers_then_loop` (listing 3's `numbarr`; IMB issues two).
+    std::size_t loop_barriers = 2;
     /// The first window's length in seconds; 0 calibrates it (see the top of this header). A
     /// given window still widens when measurements start late.
     double window_seconds = 0.0;
@@ -145,6 +179,12 @@ struct windowed_point {
     bool gave_up = false;          ///< fewer valid measurements than wanted after `max_attempts`
     bool interrupted = false;      ///< a stop request ended the point
     double clock_error = 0.0;      ///< the largest estimated error of any rank's global clock at its sync (s)
+    /// Each rank's own time per operation (its end minus its start, / N), one per valid
+    /// measurement: the seed's "times for all processes" (rank 0 only).
+    std::vector<std::vector<double>> rank_seconds;
+    /// False for the barrier-and-loop schemes, which have no window (`window`, `lead`,
+    /// `widenings` and `late` stay 0).
+    bool windowed = true;
     /// For each valid measurement, in order, the index among every call of the body that
     /// `measure_windowed` made (warm-up and calibration included; on rank 0), so that a body
     /// that logs figures of its own on each call can pick those of the valid measurements.
@@ -190,6 +230,102 @@ std::array<double, 2> longest_parts(T& t, std::size_t runs, Body&& body) {
     return longest;
 }
 
+/// Keeps the measurements of one batch (rank 0): every rank's start and end of measurement i
+/// in global time at `all[r * stride + i]` and `all[r * stride + m + i]`, whether it was
+/// disturbed at `all[r * stride + 2m + i]`. One that some rank started late (`late(i, start)`)
+/// or during which some rank was disturbed is counted and dropped; the others give a sample of
+/// every reduction and every rank's own time, each divided by `per`. Returns the late ones.
+template <class Late>
+std::size_t keep_batch(windowed_point& out, std::span<const double> all, std::size_t stride, std::size_t m, int p, std::size_t per,
+                       int designated, std::size_t first_call, Late&& late) {
+    const auto np = static_cast<std::size_t>(p);
+    std::vector<double> starts(np), ends(np);
+    out.rank_seconds.resize(np);
+    std::size_t lates = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+        bool on_time = true, disturbed = false;
+        for (std::size_t r = 0; r < np; ++r) {
+            starts[r] = all[stride * r + i];
+            ends[r] = all[stride * r + m + i];
+            on_time = on_time && !late(i, starts[r]);
+            disturbed = disturbed || all[stride * r + 2 * m + i] != 0.0;
+        }
+        if (!on_time) {
+            ++lates;
+            continue;
+        }
+        if (disturbed) {
+            ++out.preempted;
+            continue;
+        }
+        out.kept.push_back(first_call + i * per);
+        for (std::size_t k = 0; k < all_rank_reductions.size(); ++k)
+            out.samples[k].push_back(reduce_ranks({starts, ends}, all_rank_reductions[k], static_cast<std::size_t>(designated)) /
+                                     static_cast<double>(per));
+        for (std::size_t r = 0; r < np; ++r) out.rank_seconds[r].push_back((ends[r] - starts[r]) / static_cast<double>(per));
+    }
+    return lates;
+}
+
+/// The barrier-and-loop schemes (`is_loop_scheme`), as seed 002's listings 1-3 run them: a
+/// warm-up of `warmup` operations, then batches of `measurements`, each measurement a loop of
+/// `pipeline` operations that every rank times on the global clock (so that every reduction
+/// can be formed), preceded by the scheme's barriers and, for listing 1, followed by one. No
+/// start is late (the schemes have no window); a measurement during which a rank was disturbed
+/// is dropped, as in the window scheme. Between batches, outside every timed loop, rank 0
+/// gathers the times and decides.
+template <transport T, class Body>
+windowed_point measure_loop(T& t, global_clock<T>& g, const window_config& c, window_measure how, Body&& body) {
+    const int me = t.rank(), p = t.size();
+    windowed_point out;
+    out.windowed = false;
+    if (g.needs_resync(c.resync_error)) g.resync();
+    out.clock_error = g.max_estimated_error();
+    out.tolerance = out.clock_error;
+    std::size_t calls = 0;
+    for (std::size_t i = 0; i < c.warmup; ++i, ++calls) {
+        ops::barrier(t);
+        body();
+    }
+    const std::size_t m = c.measurements, n = c.pipeline;
+    const std::size_t stride = 3 * m;
+    std::vector<double> mine(stride);
+    std::vector<double> all(me == 0 ? stride * static_cast<std::size_t>(p) : 0);
+    for (;;) {
+        std::array<double, 1> stop{me == 0 && c.stop.stop_requested() ? 1.0 : 0.0};
+        ops::broadcast(t, 0, std::as_writable_bytes(std::span(stop)));
+        if (stop[0] != 0.0) {
+            out.interrupted = true;
+            return out;
+        }
+        const std::size_t first_call = calls;
+        for (std::size_t i = 0; i < m; ++i) {
+            if (how == window_measure::barrier_then_loop) ops::barrier(t);
+            if (how == window_measure::barriers_then_loop)
+                for (std::size_t b = 0; b < c.loop_barriers; ++b) ops::barrier(t);
+            const std::uint64_t before = ops::disturbances(t);
+            mine[i] = g.now();
+            for (std::size_t k = 0; k < n; ++k, ++calls) body();
+            mine[m + i] = g.now();
+            mine[2 * m + i] = ops::disturbances(t) != before ? 1.0 : 0.0;
+            if (how == window_measure::barrier_then_loop) ops::barrier(t);
+        }
+        ops::gather(t, 0, std::as_bytes(std::span(mine)), std::as_writable_bytes(std::span(all)));
+        std::array<double, 1> done{0.0};
+        if (me == 0) {
+            keep_batch(out, all, stride, m, p, n, c.designated, first_call, [](std::size_t, double) { return false; });
+            done[0] = out.valid() >= m || out.attempts + m >= c.max_attempts * m ? 1.0 : 0.0;
+        }
+        ops::broadcast(t, 0, std::as_writable_bytes(std::span(done)));
+        out.attempts += m;
+        if (done[0] != 0.0) break;
+    }
+    std::array<double, 1> gave_up{me == 0 && out.valid() < m ? 1.0 : 0.0};
+    ops::broadcast(t, 0, std::as_writable_bytes(std::span(gave_up)));
+    out.gave_up = gave_up[0] != 0.0;
+    return out;
+}
+
 }  // namespace detail::window
 
 /// Measures `body` — one operation that every rank of the group runs together — by windows
@@ -208,6 +344,7 @@ template <transport T, class Body>
 windowed_point measure_windowed(T& t, global_clock<T>& g, const window_config& c, window_measure how, Body&& body) {
     const int me = t.rank(), p = t.size();
     detail::window::check(me, p, "measure_windowed", c);
+    if (is_loop_scheme(how)) return detail::window::measure_loop(t, g, c, how, body);
     const std::size_t per = how == window_measure::pipelined ? c.pipeline : 1;
     std::size_t calls = 0;  // of the body, on this rank
     const auto operations = [&] {
@@ -230,7 +367,6 @@ windowed_point measure_windowed(T& t, global_clock<T>& g, const window_config& c
     const std::size_t stride = 3 * m + 1;
     std::vector<double> mine(stride);
     std::vector<double> all(me == 0 ? stride * static_cast<std::size_t>(p) : 0);
-    std::vector<double> starts(static_cast<std::size_t>(p)), ends(static_cast<std::size_t>(p));
     for (;;) {
         out.lead = 4 * announce + out.window;
         // {first window's start on the global clock, stop (a stop request on rank 0)}
@@ -261,29 +397,8 @@ windowed_point measure_windowed(T& t, global_clock<T>& g, const window_config& c
             for (int r = 0; r < p; ++r) worst = std::max(worst, all[stride * static_cast<std::size_t>(r) + 3 * m]);
             const double tolerance = worst + c.late_slack;
             out.tolerance = std::max(out.tolerance, tolerance);
-            std::size_t late = 0;
-            for (std::size_t i = 0; i < m; ++i) {
-                bool on_time = true, disturbed = false;
-                for (int r = 0; r < p; ++r) {
-                    const auto at = stride * static_cast<std::size_t>(r);
-                    starts[static_cast<std::size_t>(r)] = all[at + i];
-                    ends[static_cast<std::size_t>(r)] = all[at + m + i];
-                    on_time = on_time && all[at + i] <= window_start(i) + tolerance;
-                    disturbed = disturbed || all[at + 2 * m + i] != 0.0;
-                }
-                if (!on_time) {
-                    ++late;
-                    continue;
-                }
-                if (disturbed) {
-                    ++out.preempted;
-                    continue;
-                }
-                out.kept.push_back(first_call + i * per);
-                for (std::size_t k = 0; k < all_rank_reductions.size(); ++k)
-                    out.samples[k].push_back(reduce_ranks({starts, ends}, all_rank_reductions[k], static_cast<std::size_t>(c.designated)) /
-                                             static_cast<double>(per));
-            }
+            const auto late_start = [&](std::size_t i, double start) { return start > window_start(i) + tolerance; };
+            const std::size_t late = detail::window::keep_batch(out, all, stride, m, p, per, c.designated, first_call, late_start);
             out.late += late;
             const bool widen = static_cast<double>(late) > c.max_overrun_fraction * static_cast<double>(m) && out.widenings < c.max_widenings;
             const bool done = out.valid() >= m || out.attempts + m >= c.max_attempts * m;

@@ -13,6 +13,7 @@ COMET_DECL void check(int rank, int p, std::string_view who, const window_config
     if (c.measurements > 1'000'000)
         raise<invalid_argument>(rank, who, ": window.measurements = ", c.measurements, " is over 10^6");
     if (c.pipeline < 1) raise<invalid_argument>(rank, who, ": window.pipeline must be at least 1, got 0");
+    if (c.loop_barriers > 1000) raise<invalid_argument>(rank, who, ": window.loop_barriers = ", c.loop_barriers, " is over 1000");
     if (!std::isfinite(c.window_seconds) || c.window_seconds < 0.0)
         raise<invalid_argument>(rank, who, ": window.window_seconds = ", c.window_seconds, " is not >= 0 seconds");
     if (!(c.max_overrun_fraction >= 0.0 && c.max_overrun_fraction <= 1.0))
@@ -33,15 +34,20 @@ COMET_DECL void check(int rank, int p, std::string_view who, const window_config
 namespace comet {
 
 COMET_DECL void describe_window(record& rec, const windowed_point& m, const window_config& c, std::size_t per) {
-    add_dropped(rec, "late_start", m.late);
+    if (m.windowed) add_dropped(rec, "late_start", m.late);
     add_dropped(rec, "preempted", m.preempted);
-    rec.values.set("window", m.window).set("widenings", m.widenings).set("tolerance", m.tolerance).set("clock_error", m.clock_error);
+    if (m.windowed)
+        rec.values.set("window", m.window).set("widenings", m.widenings).set("tolerance", m.tolerance);
+    rec.values.set("clock_error", m.clock_error);
     rec.iterations = per;
     rec.stop = m.interrupted ? "interrupted" : "fixed";
     const auto us = [](double s) { return std::to_string(static_cast<long long>(std::llround(s * 1e6))); };
-    const std::string valid = std::to_string(m.valid()) + " of " + std::to_string(m.attempts) + " measurements valid (started on time, undisturbed)";
+    const std::string valid = std::to_string(m.valid()) + " of " + std::to_string(m.attempts) + " measurements valid (" +
+                              (m.windowed ? "started on time, undisturbed)" : "undisturbed)");
     if (m.interrupted)
         rec.notes.push_back("interrupted: " + valid);
+    else if (2 * m.valid() < c.measurements && !m.windowed)
+        add_flag(rec, "point", "its ranks kept being disturbed: " + valid);
     else if (2 * m.valid() < c.measurements)
         add_flag(rec, "point", "its windows kept failing: " + valid + " (tolerance " + us(m.tolerance) + " us, window " + us(m.window) +
                                    " us after " + std::to_string(m.widenings) + " doublings)");

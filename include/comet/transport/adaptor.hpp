@@ -112,6 +112,16 @@ public:
     /// Whether the inner transport may be called from a second thread, one at a time
     /// (nbc/progress_thread.hpp). A decorator that keeps per-thread state must say false.
     static constexpr bool thread_serialized = requires { requires Inner::thread_serialized; };
+    /// Whether a progress thread on the inner transport is modelled in time slices (the
+    /// simulators: core/concepts.hpp, time_sliced_transport).
+    static constexpr bool time_sliced_threads = requires { requires Inner::time_sliced_threads; };
+    /// Whether the inner transport may be called from a second thread now, where it learns
+    /// that only at run time (core/concepts.hpp, reports_thread_level).
+    bool serialized_threads() const
+        requires reports_thread_level<Inner>
+    {
+        return static_cast<bool>(inner_->serialized_threads());
+    }
 
 protected:
     // ---- native operations, where the inner transport has them ----

@@ -326,6 +326,9 @@ public:
 
     /// dclock: virtual seconds since the run began.
     double now() const noexcept { return to_seconds(world_->now()); }
+    /// A node has one CPU and NX/2 no threads: a progress thread is modelled in time slices of
+    /// the computation (kernels/nbc.hpp).
+    static constexpr bool time_sliced_threads = true;
     /// Every node reads the one virtual clock.
     bool clock_is_global() const noexcept { return true; }
 

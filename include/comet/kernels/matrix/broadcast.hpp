@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace comet::kernels {
@@ -130,9 +131,14 @@ result_set row_broadcast(T& t, const matrix_config& cfg = {}) {
         distributed_matrix m(mesh, t.rank(), d);
         record rec = detail::matrix_record("row_broadcast", d, t.size());
         rec.params.set("row", cfg.row);
+        const std::size_t before = out.records.size();
         detail::matrix_point(
             t, cfg, m, std::move(rec), [&] { row_broadcast(t, m, cfg.row, cfg.tag); },
             [&](std::int64_t) { return matrix_expectation::row_broadcast(cfg.row); }, out);
+        // The row's segments go down the mesh columns: a mesh of one row sends nothing.
+        if (mesh.rows() == 1 && out.records.size() > before)
+            out.records.back().notes.push_back("a mesh of one row (1 x " + std::to_string(mesh.cols()) +
+                                               "): no other rank to send to, nothing is sent; the time is the kernel's local work alone");
     }
     ops::barrier(t);
     return out;
@@ -158,9 +164,14 @@ result_set col_broadcast(T& t, const matrix_config& cfg = {}) {
         distributed_matrix m(mesh, t.rank(), d);
         record rec = detail::matrix_record("col_broadcast", d, t.size());
         rec.params.set("col", cfg.col);
+        const std::size_t before = out.records.size();
         detail::matrix_point(
             t, cfg, m, std::move(rec), [&] { col_broadcast(t, m, cfg.col, cfg.tag); },
             [&](std::int64_t) { return matrix_expectation::col_broadcast(cfg.col); }, out);
+        // The column's segments go along the mesh rows: a mesh of one column sends nothing.
+        if (mesh.cols() == 1 && out.records.size() > before)
+            out.records.back().notes.push_back("a mesh of one column (" + std::to_string(mesh.rows()) +
+                                               " x 1): no other rank to send to, nothing is sent; the time is the kernel's local work alone");
     }
     ops::barrier(t);
     return out;

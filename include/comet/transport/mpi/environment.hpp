@@ -19,20 +19,27 @@
 
 namespace comet::mpi {
 
-/// Starts MPI (MPI_Init, through boost::mpi::environment) unless it is running already; MPI
-/// is then finalized when the program exits. Calling it again does nothing, and a program
-/// that starts MPI itself (its own boost::mpi::environment, or MPI_Init) need not call it.
+/// Starts MPI (MPI_Init_thread, through boost::mpi::environment, asking for `level`) unless it
+/// is running already; MPI is then finalized when the program exits. Calling it again does
+/// nothing, and a program that starts MPI itself (its own boost::mpi::environment, or MPI_Init)
+/// need not call it. The level decides whether a progress thread may call MPI while the rank's
+/// own thread computes (transport::serialized_threads): `serialized` allows it. It is not the
+/// default, because it is not free: with Open MPI 4.1, the conformance check's nonblocking
+/// exchange on three processes, a CPU-bound process per core of two beside them, did not finish
+/// within its 20 s under MPI_THREAD_SERIALIZED in 4 runs of 4, and finished under
+/// MPI_THREAD_SINGLE in 2 of 2: a figure taken under it is that library mode's, not the default's.
 /// @code
-///   comet::mpi::initialize();
+///   comet::mpi::initialize();                                        // MPI_THREAD_SINGLE
+///   comet::mpi::initialize(boost::mpi::threading::serialized);       // a progress thread may run
 ///   boost::mpi::communicator world;   // MPI_COMM_WORLD
 /// @endcode
-inline void initialize() {
+inline void initialize(boost::mpi::threading::level level = boost::mpi::threading::single) {
     if (boost::mpi::environment::initialized()) return;
     // A function-local static: constructed on the first call that finds MPI not running, and
     // destroyed (MPI_Finalize) after main returns, so every comet::mpi::run of the program
     // shares one MPI session (MPI cannot be started twice). comet's run catches exceptions
     // itself, so the environment need not abort on one.
-    static boost::mpi::environment env(false);
+    static boost::mpi::environment env(level, false);
 }
 
 /// The first line of MPI_Get_library_version, e.g. "Open MPI v4.1.4, package: ...", for reports.

@@ -17,7 +17,11 @@
 //
 // Progress is MPI's: with Open MPI, nothing moves while a rank computes without calling MPI;
 // `progress()` calls MPI_Iprobe, which runs Open MPI's progress engine. Time: MPI_Wtime,
-// global when MPI_WTIME_IS_GLOBAL says so. One thread per transport (MPI_THREAD_SINGLE).
+// global when MPI_WTIME_IS_GLOBAL says so. One thread at a time: a progress thread
+// (nbc/progress_thread.hpp) may call the transport while the rank's own thread computes where
+// MPI provided MPI_THREAD_SERIALIZED or more (`serialized_threads()`), which
+// comet::mpi::initialize(boost::mpi::threading::serialized) asks for (MPI_THREAD_SINGLE by
+// default: environment.hpp says why).
 //
 // Why each choice, and what was measured of Open MPI: docs/transports.md, "How the MPI
 // transport behaves, and why".
@@ -358,6 +362,17 @@ public:
     /// MPI_Bsend is MPI's buffered mode, a copy MPI's other sends do not make: kernels whose
     /// ranks both send first swap by MPI_Sendrecv instead (core/concepts.hpp, buffering_transport).
     static constexpr bool bsend_copies = true;
+
+    /// A second thread may call the transport, one thread at a time, handed over by a lock
+    /// (nbc/progress_thread.hpp)...
+    static constexpr bool thread_serialized = true;
+    /// ... where MPI provided MPI_THREAD_SERIALIZED or more (MPI_Query_thread): a program that
+    /// started MPI itself with less gets "not supported" for a progress thread.
+    bool serialized_threads() const {
+        int level = MPI_THREAD_SINGLE;
+        if (MPI_Query_thread(&level) != MPI_SUCCESS) return false;
+        return level >= MPI_THREAD_SERIALIZED;
+    }
 
     /// MPI_Issend.
     request issend(int dest, int tag, const_bytes data) {

@@ -340,6 +340,7 @@ private:
                 if (!msg->rop && !msg->dropped) {
                     msg->via_sysbuf = true;
                     pool_.buffers().get(msg->sysbuf, msg->size);
+                    ++counters_[static_cast<std::size_t>(msg->dest)].system_buffer_landings;
                 }
                 transmit(r, msg->dest, wire::data, msg, msg->size);
             }

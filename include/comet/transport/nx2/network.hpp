@@ -62,6 +62,9 @@ struct node_counters {
     std::uint64_t channel_waits = 0;     ///< times a header of this node's found a channel busy
     vtime channel_wait_time = 0;         ///< total time its headers waited for channels
     std::uint64_t retransmissions = 0;   ///< transmissions sent again after giving up (option)
+    /// Long messages to this node whose data landed in a system buffer: no receive had taken
+    /// them when their circuit was built, so the receive that takes them copies them out.
+    std::uint64_t system_buffer_landings = 0;
 
     node_counters& operator+=(const node_counters& o) noexcept {
         messages_sent += o.messages_sent;
@@ -74,6 +77,7 @@ struct node_counters {
         channel_waits += o.channel_waits;
         channel_wait_time += o.channel_wait_time;
         retransmissions += o.retransmissions;
+        system_buffer_landings += o.system_buffer_landings;
         return *this;
     }
     friend bool operator==(const node_counters&, const node_counters&) = default;

@@ -1,0 +1,259 @@
+// comet/kernels/rtt.hpp — the round-trip study behind the clock synchronisation (Hoefler,
+// Schneider, Lumsdaine, seed 002, section 2.2, listing 4, figures 4-6): how round-trip times
+// spread, how two nodes' clocks drift apart, and how many measurements the "minimum not
+// improved for N in a row" rule needs for what quality. The `sync` kernel runs it after
+// timing the syncs (kernels/clock_sync.hpp); it can be called alone.
+//
+//   comet::result_set r = comet::kernels::rtt_study(t, {.partners = {1, 3}, .measurements = 2000});
+//
+// The measurement is listing 4's: the test node reads its clock (t1), sends it in an 8-byte
+// message to the partner, which reads its own clock on receipt (t2) and sends that back; the
+// test node reads its clock again (t3). The round trip is t3 − t1, the one-way latency half of
+// it (what figure 4 draws), and t2 − (t1 + t3) / 2 is the partner's clock minus the test node's
+// at the middle of the round trip (the clock difference of figure 5, signed). Between two
+// measurements the test node waits `interval` seconds (the seed: one a second for 14 hours);
+// `warmup` round trips before them are not timed;
+// the partner waits in its receive. Partners are measured one after the other, the other ranks
+// waiting in a barrier.
+//
+// Clocks. On a transport whose clock is global (threads, the simulators, MPI with
+// MPI_WTIME_IS_GLOBAL) two nodes' clocks never drift; as `clock_sync` does, the study then
+// skews every rank's clock with `seeded_skew(seed, rank, skew)` (comet::skewed_clock), so the
+// drift it measures has a known true value (`true_drift`). Elsewhere the transport's own clocks
+// are measured.
+//
+// Records (kernel "rtt", on the test node; params `study`, `nodes`, `partner`, and `skew`:
+// "decorator" or "none"):
+//   study "latency"        samples: the one-way latencies (s), one per valid measurement.
+//                          values: `interval`, `duration` (s from the first measurement to the
+//                          last), `min_rtt` (s); the clock difference at the first measurement
+//                          (`offset`, s) and the drift of the partner's clock against the
+//                          test node's fitted by least squares over the clock differences of
+//                          the measurements whose round trip was among the smallest quarter
+//                          (the seed's choice for section 2: `drift`, `drift_error`, both
+//                          s/s, and `scatter_quarter`, the RMS of their residuals, s), and over
+//                          all of them (`drift_all`, `scatter_all`); `true_drift` with the
+//                          decorator. A measurement during which the test node, or the partner
+//                          between its receive's return and its reply, was disturbed
+//                          (core/concepts.hpp) is dropped, counted as "preempted".
+//   study "histogram"      one record per non-empty bin of `bins` uniform bins between the
+//                          smallest latency and the 99th percentile or the median plus ten
+//                          interquartile ranges, the lower (figure 4): param
+//                          `latency_us` (the bin's middle), value `count`, samples the bin's
+//                          latencies; a note on the first bin says how many lay beyond.
+//   study "drift"          one record per `segments`-th of the measurements, in time order:
+//                          param `at_s` (the segment's middle, s since the first measurement),
+//                          samples the clock differences of its smallest-quarter round trips
+//                          less `offset` (figure 5: a line per pair).
+//   study "quality"        one record per N of `patience` (figure 6): the seed's simulation, run
+//                          `trials` times on the measured round trips (drawn at random, with
+//                          replacement, seeded): draw until the smallest so far has not
+//                          improved for N draws in a row. Samples: each trial's minimum (s);
+//                          values `quality` (%: how far the trials' minimum lies above the
+//                          smallest round trip measured, averaged) and `cost` (draws, averaged).
+//
+// Messages: 8 bytes each way per measurement, tag `tag`; one barrier per partner; with the
+// decorator one broadcast of the test node's clock mapping. Nothing is sent while a partner's
+// measurements run but the measurement's own two messages.
+#pragma once
+
+#include <comet/core/compiled.hpp>
+
+#include <comet/core/concepts.hpp>
+#include <comet/core/errors.hpp>
+#include <comet/core/types.hpp>
+#include <comet/core/work.hpp>
+#include <comet/ops/ops.hpp>
+#include <comet/stats/record.hpp>
+#include <comet/stats/validity.hpp>
+#include <comet/transport/decorators/skewed_clock.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace comet::kernels {
+
+/// The tag of the round-trip study's messages, in comet's reserved range.
+inline constexpr int rtt_tag = first_reserved_tag + 640;
+
+/// Configuration of `rtt_study`. All ranks pass the same values (@pre).
+struct rtt_config {
+    /// The ranks the test node measures against, in this order; empty: the first three ranks
+    /// that are not the test node (the seed's figure 5 shows six pairs; three keep a suite
+    /// run's records few).
+    std::vector<int> partners = {};
+    /// Round trips per partner (the seed: 50,000).
+    std::size_t measurements = 1000;
+    /// Untimed round trips before them: the first one after the barrier that starts a partner
+    /// finds the partner still leaving it (on the simulated iPSC/860 two hops away, 104.2
+    /// against 92.4 us).
+    std::size_t warmup = 2;
+    /// Seconds the test node waits between two round trips (the seed: 1).
+    double interval = 0.0;
+    /// Uniform bins of the latency histogram (the seed: 200 for 50,000 round trips; 50 keep
+    /// about as many round trips a bin for the default 1,000).
+    std::size_t bins = 50;
+    /// Drift records per partner: the measurements in this many parts, in time order.
+    std::size_t segments = 20;
+    /// The N of the "minimum not improved for N in a row" rule, one quality record each.
+    std::vector<std::size_t> patience = {1, 2, 5, 10, 20, 50, 100, 200};
+    /// Simulated runs of that rule per N.
+    std::size_t trials = 1000;
+    /// Seeds the rule's draws and, where the kernel skews a global clock, the skews.
+    std::uint64_t seed = 42;
+    /// The bounds of those skews (as clock_sync's).
+    comet::skew_bounds skew = {};
+    int tag = rtt_tag;
+    /// The rank that measures and returns the records.
+    int test_node = 0;
+    /// Read on the test node before each partner: once a stop is requested the study ends.
+    std::stop_token stop = {};
+};
+
+/// What the study derives from one partner's measurements (`analyse_round_trips`).
+struct rtt_analysis {
+    double min_rtt = 0.0;
+    double offset = 0.0;  ///< the fitted clock difference at time 0 (over the smallest quarter)
+    double drift = 0.0, drift_error = 0.0, scatter_quarter = 0.0;  ///< over the smallest quarter
+    double drift_all = 0.0, scatter_all = 0.0;                     ///< over every measurement
+};
+
+/// One simulated run of the seed's stopping rule, summed over trials (`simulate_patience`).
+struct patience_quality {
+    std::vector<double> minima;  ///< each trial's minimum
+    double quality = 0.0;        ///< mean of (minimum − smallest) / smallest, in %
+    double cost = 0.0;           ///< mean draws a trial made
+};
+
+/// Drift and scatter of the clock differences `diff` (s) taken at `at` (s), fitted over the
+/// measurements whose round trip `rtt` was among the smallest quarter and over all.
+/// @throws invalid_argument for fewer than 8 measurements or sizes that differ.
+COMET_DECL rtt_analysis analyse_round_trips(std::span<const double> at, std::span<const double> rtt, std::span<const double> diff);
+
+/// The seed's simulation for figure 6: `trials` runs, each drawing from `rtt` at random (with
+/// replacement, seeded by `seed`) until the smallest drawn has not improved for `patience`
+/// draws in a row.
+/// @throws invalid_argument for an empty `rtt`, a patience of 0 or no trial.
+COMET_DECL patience_quality simulate_patience(std::span<const double> rtt, std::size_t patience, std::size_t trials, std::uint64_t seed);
+
+namespace detail::rtt {
+
+/// The partners `cfg` names on a group of `p` ranks (the default filled in).
+COMET_DECL std::vector<int> partners(const rtt_config& cfg, int p);
+
+/// Every check, before any message; the message names the value and the rank.
+COMET_DECL void check(int rank, int p, const rtt_config& cfg);
+
+/// The records of one partner's measurements (see the top of this header).
+COMET_DECL void describe(result_set& out, const rtt_config& cfg, int nodes, int partner, bool skewed, double true_drift,
+                         std::span<const double> at, std::span<const double> rtt, std::span<const double> diff, std::size_t preempted);
+
+/// Listing 4 between the test node and `partner` on `s`, `cfg.measurements` times. On the test
+/// node fills `at` (t1), `rtt` and `diff` for the undisturbed measurements and returns how many
+/// were disturbed.
+template <transport S>
+std::size_t measure_pair(S& s, const rtt_config& cfg, int partner, std::vector<double>& at, std::vector<double>& rtt,
+                         std::vector<double>& diff) {
+    const int me = s.rank();
+    std::array<double, 1> stamp{0.0};
+    const auto bytes = std::as_writable_bytes(std::span(stamp));
+    std::size_t preempted = 0;
+    for (std::size_t i = 0; i < cfg.warmup + cfg.measurements; ++i) {
+        if (me == cfg.test_node) {
+            if (i > 0 && cfg.interval > 0.0) ops::compute(s, work::busy(cfg.interval));
+            const std::uint64_t before = ops::disturbances(s);
+            const double t1 = s.now();
+            stamp[0] = t1;
+            ops::send(s, partner, cfg.tag, bytes);
+            ops::recv(s, partner, cfg.tag, bytes);
+            const double t3 = s.now();
+            // The partner's verdict rides on its reply, as a stamp that is not a number: one
+            // more message would be traffic of comet's inside the study.
+            const bool disturbed = ops::disturbances(s) != before || std::isnan(stamp[0]);
+            if (i < cfg.warmup) continue;
+            if (disturbed) {
+                ++preempted;
+                continue;
+            }
+            at.push_back(t1);
+            rtt.push_back(t3 - t1);
+            diff.push_back(stamp[0] - 0.5 * (t1 + t3));
+        } else {
+            // Disturbed from its receive's return to its reply: a preemption while it waited for
+            // the message, before the message came, costs the measurement nothing, and one after
+            // the message came and before the receive returned lengthens the round trip, which
+            // the smallest quarter leaves out.
+            ops::recv(s, cfg.test_node, cfg.tag, bytes);
+            const std::uint64_t before = ops::disturbances(s);
+            const double t2 = s.now();
+            stamp[0] = ops::disturbances(s) != before ? std::numeric_limits<double>::quiet_NaN() : t2;
+            ops::send(s, cfg.test_node, cfg.tag, bytes);
+        }
+    }
+    return preempted;
+}
+
+}  // namespace detail::rtt
+
+/// The round-trip study (see the top of this header): for each partner, `measurements` round
+/// trips from the test node, their latency distribution and histogram, the drift of the two
+/// clocks, and the quality of the seed's stopping rule against N.
+/// @pre collective: every rank calls it with the same config.
+/// @throws invalid_argument (on every rank, before any message, naming the value and the rank)
+///         for fewer than 2 ranks, a test node or partner outside the group or equal to the test
+///         node, fewer than 8 measurements, a negative or non-finite interval, no bin, no segment,
+///         more segments than measurements, a patience of 0, no trial, skew bounds `seeded_skew`
+///         refuses, or a tag outside 0..max_tag.
+/// @code
+///   auto r = comet::kernels::rtt_study(t, {.partners = {1}, .measurements = 5000, .interval = 1e-3});
+/// @endcode
+template <transport T>
+result_set rtt_study(T& t, const rtt_config& cfg = {}) {
+    const int me = t.rank(), p = t.size();
+    detail::rtt::check(me, p, cfg);
+    const std::vector<int> partners = detail::rtt::partners(cfg, p);
+    const bool skewed = ops::clock_is_global(t);
+    result_set out;
+    const auto run = [&](auto& s, auto&& true_drift) {
+        for (int partner : partners) {
+            std::array<unsigned char, 1> stop{static_cast<unsigned char>(me == cfg.test_node && cfg.stop.stop_requested())};
+            ops::broadcast(t, cfg.test_node, std::as_writable_bytes(std::span(stop)));
+            if (stop[0]) break;
+            ops::barrier(t);
+            std::vector<double> at, rtt, diff;
+            std::size_t preempted = 0;
+            if (me == cfg.test_node || me == partner) preempted = detail::rtt::measure_pair(s, cfg, partner, at, rtt, diff);
+            if (me == cfg.test_node)
+                detail::rtt::describe(out, cfg, p, partner, skewed, true_drift(partner), at, rtt, diff, preempted);
+        }
+    };
+    if (skewed) {
+        // Every rank's mapping on the test node: the true drift of a partner's clock against
+        // the test node's is the ratio of their rates.
+        skewed_clock<T> s(t, seeded_skew(cfg.seed, me, cfg.skew));
+        std::vector<double> rates(static_cast<std::size_t>(p), 0.0);
+        rates[static_cast<std::size_t>(me)] = 1.0 + s.mapping().skew.drift_ppm * 1e-6;
+        ops::allreduce_sum(t, std::span<double>(rates));
+        run(s, [&](int partner) {
+            return rates[static_cast<std::size_t>(partner)] / rates[static_cast<std::size_t>(cfg.test_node)] - 1.0;
+        });
+    } else {
+        run(t, [](int) { return 0.0; });
+    }
+    ops::barrier(t);
+    return out;
+}
+
+}  // namespace comet::kernels
+
+#if !defined(COMET_COMPILED)
+#include <comet/kernels/rtt.ipp>
+#endif
