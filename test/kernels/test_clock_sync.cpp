@@ -40,9 +40,9 @@ using comet_test::mentions;
 
 /// Three repetitions, and pairs that stop after 20 exchanges without a new least round trip
 /// (the default 100 makes a sync of 5 oversubscribed threads ranks needlessly long).
-/// The round-trip study the kernel runs after the syncs is tested in test_rtt.cpp and, as part
-/// of the kernel, in `the_round_trip_study_follows_the_syncs` below: off here.
-inline const comet::kernels::clock_sync_config quick{.repetitions = 3, .sync = {.patience = 20}, .round_trips = false};
+/// The round-trip study the kernel runs after the syncs when asked (round_trips) is tested in
+/// test_rtt.cpp and, as part of the kernel, in `the_round_trip_study_follows_the_syncs` below.
+inline const comet::kernels::clock_sync_config quick{.repetitions = 3, .sync = {.patience = 20}};
 
 /// ⌈log2 p⌉.
 inline int ceil_log2(int p) {

@@ -129,8 +129,8 @@ BOOST_AUTO_TEST_CASE(threads_give_every_study_and_the_skews_drift_within_a_few_p
     double last = -1.0;
     for (const auto& bin : of(r, "histogram", 1)) {
         BOOST_TEST(*bin.values.integer("count") == static_cast<std::int64_t>(bin.samples.size()));
-        BOOST_TEST(*bin.params.number("latency_us") > last);
-        last = *bin.params.number("latency_us");
+        BOOST_TEST(*bin.values.number("latency_us") > last);
+        last = *bin.values.number("latency_us");
         binned += bin.samples.size();
         beyond_notes += bin.notes.size();
     }
@@ -141,7 +141,10 @@ BOOST_AUTO_TEST_CASE(threads_give_every_study_and_the_skews_drift_within_a_few_p
     // Figure 5: 20 parts in time order, each its quarter of quick round trips.
     const auto drift = of(r, "drift", 1);
     BOOST_TEST_REQUIRE(drift.size() == 20u);
-    for (std::size_t i = 1; i < drift.size(); ++i) BOOST_TEST(*drift[i].params.number("at_s") > *drift[i - 1].params.number("at_s"));
+    for (std::size_t i = 1; i < drift.size(); ++i) {
+        BOOST_TEST(*drift[i].params.integer("part") == static_cast<std::int64_t>(i));
+        BOOST_TEST(*drift[i].values.number("at_s") > *drift[i - 1].values.number("at_s"));
+    }
     for (const auto& d : drift) BOOST_TEST(!d.samples.empty());
 
     // Figure 6: a record per N; a larger N costs more and finds a minimum at least as good.
@@ -180,7 +183,7 @@ BOOST_AUTO_TEST_CASE(on_the_ipsc860_the_drift_is_the_skews_exactly_and_every_rou
             // time (its quarter of alike round trips may lie anywhere in it).
             const double part = *m.values.number("duration") / 10;
             for (const auto& d : of(r, "drift", partner))
-                BOOST_TEST(std::fabs(comet::summarize(d).median - truth * *d.params.number("at_s")) <= std::fabs(truth) * part / 2 + 1e-12);
+                BOOST_TEST(std::fabs(comet::summarize(d).median - truth * *d.values.number("at_s")) <= std::fabs(truth) * part / 2 + 1e-12);
             for (const auto& q : of(r, "quality", partner)) BOOST_TEST(*q.values.number("quality") < 1e-6);
         }
     }

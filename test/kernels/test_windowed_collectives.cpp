@@ -36,6 +36,7 @@ inline const k::windowed_collectives_config quick{
                    k::collective_operation::allreduce, k::collective_operation::barrier, k::collective_operation::alltoall,
                    k::collective_operation::gather},
     .sizes = {8, 4096},
+    .measures = {comet::all_window_measures.begin(), comet::all_window_measures.end()},
     .window = {.measurements = 4, .pipeline = 2}};
 
 }  // namespace windowed_test
@@ -113,6 +114,7 @@ BOOST_AUTO_TEST_CASE(on_the_ipsc860_every_window_starts_on_time_and_no_point_is_
     const auto out = comet::nx2::run(comet::nx2::ipsc860(2), [](comet::nx2::transport& t) {
         return k::windowed_collectives(t, {.operations = {k::collective_operation::allreduce, k::collective_operation::barrier},
                                            .sizes = {64},
+                                           .measures = {comet::all_window_measures.begin(), comet::all_window_measures.end()},
                                            .window = {.measurements = 5, .pipeline = 2}});
     });
     const comet::result_set& r = out[0];

@@ -1175,7 +1175,7 @@ BOOST_AUTO_TEST_CASE(windowed_collectives_and_sync_on_the_job) {
     const auto r = run([&](transport& t) {
         global = comet::ops::clock_is_global(t);
         comet::result_set all = k::windowed_collectives(t, cfg);
-        all.append(k::clock_sync(t, {.repetitions = 2, .sync = {.patience = 20}}));
+        all.append(k::clock_sync(t, {.repetitions = 2, .sync = {.patience = 20}, .rtt = {.measurements = 100}, .round_trips = true}));
         return all;
     });
     if (world.rank() != 0) {

@@ -194,10 +194,16 @@ BOOST_AUTO_TEST_CASE(the_loop_schemes_show_their_error_beside_the_window_scheme)
     // below one broadcast alone (the seed's figure 1). Without synchronisation (listing 2)
     // the ranks also start apart, so first start to last finish reads above it (figure 2).
     const auto out = comet::nx2::run(comet::nx2::ipsc860(4), [](comet::nx2::transport& t) {
-        return k::windowed_collectives(t, {.operations = {k::collective_operation::broadcast}, .sizes = {8}, .rank_times = true});
+        return k::windowed_collectives(t, {.operations = {k::collective_operation::broadcast},
+                                           .sizes = {8},
+                                           .measures = {comet::all_window_measures.begin(), comet::all_window_measures.end()},
+                                           .rank_times = true});
     });
     const comet::result_set& r = out[0];
-    const k::windowed_collectives_config asked{.operations = {k::collective_operation::broadcast}, .sizes = {8}, .rank_times = true};
+    const k::windowed_collectives_config asked{.operations = {k::collective_operation::broadcast},
+                                               .sizes = {8},
+                                               .measures = {comet::all_window_measures.begin(), comet::all_window_measures.end()},
+                                               .rank_times = true};
     BOOST_TEST_REQUIRE(r.size() == k::windowed_collectives_points(asked, 16));
     BOOST_TEST(r.size() == 5u * (6u + 16u));
     const auto find = [&](const std::string& how, const std::string& reduction) -> const comet::record& {

@@ -110,8 +110,8 @@ struct clock_sync_config {
     /// The round-trip study run after the syncs (kernels/rtt.hpp: listing 4, figures 4-6); its
     /// `test_node` and `stop` are this config's.
     rtt_config rtt = {};
-    /// Whether to run it (on groups of 2 ranks or more).
-    bool round_trips = true;
+    /// Whether to run it (on groups of 2 ranks or more; the comet program does by default).
+    bool round_trips = false;
     /// Called on the test node after each record is made (for progress displays).
     std::function<void(const record&)> on_point = {};
     /// Read on the test node before each repetition: once a stop is requested the kernel ends

@@ -38,13 +38,14 @@
 //                          (core/concepts.hpp) is dropped, counted as "preempted".
 //   study "histogram"      one record per non-empty bin of `bins` uniform bins between the
 //                          smallest latency and the 99th percentile or the median plus ten
-//                          interquartile ranges, the lower (figure 4): param
-//                          `latency_us` (the bin's middle), value `count`, samples the bin's
-//                          latencies; a note on the first bin says how many lay beyond.
+//                          interquartile ranges, the lower (figure 4): param `bin` (its
+//                          index), values `latency_us` (the bin's middle) and `count`, samples
+//                          the bin's latencies; a note on the first bin says how many lay beyond.
 //   study "drift"          one record per `segments`-th of the measurements, in time order:
-//                          param `at_s` (the segment's middle, s since the first measurement),
-//                          samples the clock differences of its smallest-quarter round trips
-//                          less `offset` (figure 5: a line per pair).
+//                          param `part` (its index), value `at_s` (the part's middle, s since
+//                          the first measurement), samples the clock differences of its
+//                          smallest-quarter round trips less `offset` (figure 5: a line per
+//                          pair). Signed: the one kind of sample of comet's that may be below 0.
 //   study "quality"        one record per N of `patience` (figure 6): the seed's simulation, run
 //                          `trials` times on the measured round trips (drawn at random, with
 //                          replacement, seeded): draw until the smallest so far has not

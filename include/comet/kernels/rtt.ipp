@@ -173,7 +173,8 @@ COMET_DECL void describe(result_set& out, const rtt_config& cfg, int nodes, int 
     for (std::size_t b = 0; b < bins.size(); ++b) {
         if (bins[b].empty()) continue;
         record rec = make("histogram");
-        rec.params.set("latency_us", (lo + (static_cast<double>(b) + 0.5) * width) * 1e6);
+        rec.params.set("bin", b);  // the point's name: its place, not what it measured
+        rec.values.set("latency_us", (lo + (static_cast<double>(b) + 0.5) * width) * 1e6);
         rec.values.set("count", bins[b].size());
         rec.samples = std::move(bins[b]);
         if (first_bin && beyond > 0)
@@ -197,7 +198,8 @@ COMET_DECL void describe(result_set& out, const rtt_config& cfg, int nodes, int 
         idx.resize(keep);
         std::sort(idx.begin(), idx.end());
         record rec = make("drift");
-        rec.params.set("at_s", 0.5 * (since[begin] + since[end - 1]));
+        rec.params.set("part", k);
+        rec.values.set("at_s", 0.5 * (since[begin] + since[end - 1]));
         for (std::size_t i : idx) rec.samples.push_back(diff[i] - a.offset);
         out.records.push_back(std::move(rec));
     }

@@ -123,6 +123,11 @@ constexpr std::string_view to_string(window_measure m) noexcept {
     return "?";
 }
 
+/// Every measure, in the order records list them.
+inline constexpr std::array<window_measure, 5> all_window_measures{window_measure::window, window_measure::pipelined,
+                                                                  window_measure::barrier_then_loop, window_measure::loop,
+                                                                  window_measure::barriers_then_loop};
+
 /// Whether `m` is one of the barrier-and-loop schemes (no window: every start is taken as it
 /// comes, none is late).
 constexpr bool is_loop_scheme(window_measure m) noexcept {
