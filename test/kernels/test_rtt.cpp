@@ -119,7 +119,9 @@ BOOST_AUTO_TEST_CASE(threads_give_every_study_and_the_skews_drift_within_a_few_p
     BOOST_TEST(std::fabs(truth) <= 2 * 100e-6);
     BOOST_TEST(std::fabs(*m.values.number("drift") - truth) < 10e-6,
                "drift " << *m.values.number("drift") << " against " << truth);
-    BOOST_TEST(*m.values.number("scatter_quarter") <= *m.values.number("scatter_all"));
+    // The scatters are RMS residuals: the quarter's need not be below all's (where every round
+    // trip is quick alike, a line through fewer points can scatter more).
+    for (const char* scatter : {"scatter_quarter", "scatter_all"}) BOOST_TEST(*m.values.number(scatter) >= 0.0, scatter);
     BOOST_TEST(*m.values.number("min_rtt") == 2 * *std::min_element(m.samples.begin(), m.samples.end()),
                boost::test_tools::tolerance(1e-12));
 
