@@ -328,6 +328,55 @@ BOOST_AUTO_TEST_CASE(each_rank_starts_on_a_cpu_of_its_own_when_they_fit) {
     for (const auto& mine : comet::threads::run(fit, allowed)) BOOST_TEST(mine == cpus);
     for (const auto& mine : comet::threads::run(fit, allowed, {.pin = false})) BOOST_TEST(mine == cpus);
 }
+
+// A rank that wakes from sleep on the CPU of the rank that woke it (Linux puts a wakee on its
+// waker's CPU) is moved to its own start CPU, or to another when the waker sits there, and is
+// left free to move again; not when ranks are not placed, nor when it woke elsewhere.
+BOOST_AUTO_TEST_CASE(a_rank_woken_onto_its_wakers_cpu_is_moved_off_it) {
+    using namespace comet::threads::detail;
+    const std::vector<int> cpus = usable_cpus();
+    if (cpus.size() < 2) return;  // one CPU: nowhere to move to (and nothing to spread)
+    std::vector<int> seen;
+    std::thread([&] {
+        world w(2, {});
+        BOOST_TEST_REQUIRE(w.home(0) == cpus[0]);
+        BOOST_TEST_REQUIRE(w.home(1) == cpus[1]);
+        for (int rank : {0, 1}) {
+            // As if its waker ran on the CPU it woke on: once on its own start CPU (it moves
+            // to another), once on the other rank's (it moves home).
+            for (int sits_on : {w.home(rank), w.home(1 - rank)}) {
+                start_on_cpu(sits_on, cpus);
+                w.control(rank).woken_from.store(current_cpu());
+                w.spread_after_sleep(rank);
+                seen.push_back(current_cpu());
+                BOOST_TEST(w.control(rank).woken_from.load() == -1);
+            }
+        }
+        // Woken elsewhere: stays.
+        start_on_cpu(cpus[0], cpus);
+        w.control(0).woken_from.store(cpus[1]);
+        w.spread_after_sleep(0);
+        seen.push_back(current_cpu());
+        // Not placed (pin off): stays.
+        world unplaced(2, {.pin = false});
+        BOOST_TEST(unplaced.home(0) == -1);
+        unplaced.control(0).woken_from.store(current_cpu());
+        unplaced.spread_after_sleep(0);
+        seen.push_back(current_cpu());
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        ::pthread_getaffinity_np(::pthread_self(), sizeof set, &set);
+        BOOST_TEST(CPU_COUNT(&set) == static_cast<int>(cpus.size()));  // left free to move
+    }).join();
+    // The scheduler may move a free thread at any moment, so a move it made on its own could
+    // pass for ours: each position was read right after the call, a few microseconds.
+    BOOST_TEST(seen[0] != cpus[0]);  // rank 0 woken on its own CPU by its waker: moved off
+    BOOST_TEST(seen[1] == cpus[0]);  // rank 0 woken on rank 1's CPU: moved home
+    BOOST_TEST(seen[2] != cpus[1]);  // rank 1 woken on its own CPU: moved off
+    BOOST_TEST(seen[3] == cpus[1]);  // rank 1 woken on rank 0's CPU: moved home
+    BOOST_TEST(seen[4] == cpus[0]);
+    BOOST_TEST(seen[5] == cpus[0]);
+}
 #endif
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -10,10 +10,8 @@ namespace detail {
 COMET_DECL void run_ranks(int ranks, const options& opt, function_ref<void(transport&)> body) {
     if (ranks < 1) raise<invalid_argument>(-1, "threads::run: ", ranks, " ranks; need at least 1");
     world w(ranks, opt);
-    const std::vector<int> cpus = placement(ranks, opt);
-    const std::vector<int> allowed = cpus.empty() ? std::vector<int>{} : usable_cpus();
     const auto rank_main = [&](int r) {
-        if (!cpus.empty()) start_on_cpu(cpus[static_cast<std::size_t>(r)], allowed);
+        if (w.home(r) >= 0) start_on_cpu(w.home(r), w.allowed());
         {
             transport t(w, r);
             try {

@@ -62,8 +62,12 @@ inline void check_stop(const world& w, int rank) {
     w.dozing();
     struct wake_guard {
         world& w;
-        ~wake_guard() { w.waking(); }
-    } awake_again{w};
+        int rank;
+        ~wake_guard() {
+            w.waking();
+            w.spread_after_sleep(rank);
+        }
+    } awake_again{w, rank};
     for (;;) {
         check_stop(w, rank);
         const std::uint32_t seen = c.doorbell.load(std::memory_order_seq_cst);

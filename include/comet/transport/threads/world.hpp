@@ -66,6 +66,12 @@ struct options {
     /// the r-th CPU) could never be moved apart by the scheduler, and a threads test running
     /// beside another under ctest -j2 read a 4 KiB echo at 60 µs instead of 1.5. With more
     /// ranks than CPUs nobody is moved.
+    /// A rank that slept and wakes on the CPU of the rank that woke it is moved off it again
+    /// (to its own start CPU, or another), while no more ranks are awake than cores: Linux
+    /// wakes a thread on its waker's CPU, and two ranks left on one CPU hand messages over
+    /// in that CPU's cache. On a 2-core VM a 1 MiB echo whose waits outlast the spin then
+    /// copied in 22 µs where two CPUs take 70-440 µs, and read 0.85 of the cross-core copy
+    /// it cannot beat (bench_threads); the run was measuring one CPU, not two.
     bool pin = true;
     /// Report the operating system's preemptions of a rank as its disturbances (transport::
     /// disturbances), so that the measurement engines keep a sample during which a rank lost
@@ -88,6 +94,9 @@ COMET_DECL std::vector<int> placement(int ranks, const options& opt);
 /// (it stays where it was put until the scheduler has a reason to move it); false where it
 /// could not.
 COMET_DECL bool start_on_cpu([[maybe_unused]] int cpu, [[maybe_unused]] const std::vector<int>& allowed);
+
+/// The CPU the calling thread runs on, or -1 where that cannot be asked.
+COMET_DECL int current_cpu() noexcept;
 
 }  // namespace detail
 
@@ -127,6 +136,8 @@ struct alignas(cache_line) rank_control {
     std::atomic<wait_op> op{wait_op::none};
     std::atomic<int> peer{0}, tag{0};
     std::atomic<std::size_t> size{0}, count{0};
+    /// The CPU of the rank that last woke this one from sleep (-1: none since it looked).
+    std::atomic<int> woken_from{-1};
 };
 
 /// Collective descriptor a rank publishes before the arrival barrier of a collective.
@@ -151,6 +162,8 @@ public:
         if (opt.spin.count() < 0) raise<invalid_argument>(-1, "threads: negative spin time ", opt.spin.count(), " ns");
         cores_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         const auto usable = usable_cpus();
+        home_ = placement(ranks, opt);
+        if (!home_.empty()) allowed_ = usable;
         counts_preemptions_ = opt.count_preemptions && ranks <= (usable.empty() ? cores_ : static_cast<int>(usable.size()));
         awake_.store(ranks, std::memory_order_relaxed);
         // One shared line per pair of ranks (and per rank, for messages to itself).
@@ -175,6 +188,31 @@ public:
     void waking() noexcept { awake_.fetch_add(1, std::memory_order_relaxed); }
     std::chrono::steady_clock::time_point epoch() const noexcept { return epoch_; }
 
+    /// The CPU rank `r` starts on (options::pin), or -1 when ranks are left where they start.
+    int home(int r) const noexcept { return home_.empty() ? -1 : home_[static_cast<std::size_t>(r)]; }
+    /// The CPUs a rank is left free to run on after being placed (empty: not placed).
+    const std::vector<int>& allowed() const noexcept { return allowed_; }
+
+    /// Rank `rank`, just awake from sleep: if it woke on the CPU of the rank that woke it (the
+    /// scheduler's choice for a wakee), moves it to its start CPU, or to another if its waker
+    /// sits there, unless ranks are not placed or more are awake than cores (options::pin).
+    void spread_after_sleep(int rank) noexcept {
+        const int from = control(rank).woken_from.exchange(-1, std::memory_order_relaxed);
+        if (home_.empty() || from < 0 || crowded()) return;
+        const int here = current_cpu();
+        if (here != from) return;
+        int to = home(rank);
+        if (to == here) {
+            to = -1;
+            for (int c : allowed_)
+                if (c != here) {
+                    to = c;
+                    break;
+                }
+        }
+        if (to >= 0) start_on_cpu(to, allowed_);
+    }
+
     /// The channel carrying messages from `source` to `dest`.
     channel& link(int source, int dest) noexcept {
         return *channels_[static_cast<std::size_t>(dest) * static_cast<std::size_t>(ranks_) + static_cast<std::size_t>(source)];
@@ -192,6 +230,7 @@ public:
         if (was == sleep_state::awake) return;
         wakes_.fetch_add(1, std::memory_order_seq_cst);  // after the state: see check_deadlock
         if (was == sleep_state::counted) blocked_.fetch_sub(1, std::memory_order_seq_cst);
+        c.woken_from.store(current_cpu(), std::memory_order_relaxed);
         c.doorbell.fetch_add(1, std::memory_order_seq_cst);
         wake_all(c.doorbell);
     }
@@ -361,6 +400,7 @@ private:
     std::vector<rank_control> controls_;
     std::vector<collective_slot> slots_;
     std::chrono::steady_clock::time_point epoch_;
+    std::vector<int> home_, allowed_;  ///< placement(ranks, opt), and the usable CPUs where placed
 
     alignas(cache_line) std::atomic<int> awake_{0};
     alignas(cache_line) std::atomic<int> blocked_{0};

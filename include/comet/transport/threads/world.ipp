@@ -41,6 +41,14 @@ COMET_DECL bool start_on_cpu([[maybe_unused]] int cpu, [[maybe_unused]] const st
 #endif
 }
 
+COMET_DECL int current_cpu() noexcept {
+#if defined(__linux__)
+    return ::sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
 COMET_DECL std::string describe(const wait_desc& w) {
     std::ostringstream os;
     const auto from = [&](int peer) { return peer < 0 ? std::string("any rank") : "rank " + std::to_string(peer); };
