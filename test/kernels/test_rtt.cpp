@@ -16,6 +16,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../support/messages.hpp"
+#include "../support/minimal_transport.hpp"
 
 #include <cmath>
 #include <cstddef>
@@ -34,9 +35,71 @@ inline std::vector<comet::record> of(const comet::result_set& r, const std::stri
     return out;
 }
 
+/// The minimal transport with a disturbance counter that logs what its rank does: 'I' a
+/// receive posted, 'S' a send, 'N' a clock reading, 'D' a reading of the counter, which moves
+/// from 0 to 1 at rank `moves_on`'s `moves_at`-th reading (1-based).
+class logged_transport : public comet_test::minimal_transport {
+public:
+    logged_transport(comet::threads::transport& inner, std::string& log, int moves_on, int moves_at)
+        : minimal_transport(inner), log_(&log), moves_on_(moves_on), moves_at_(moves_at) {}
+    request isend(int dest, int tag, comet::const_bytes data) {
+        *log_ += 'S';
+        return minimal_transport::isend(dest, tag, data);
+    }
+    request irecv(int source, int tag, comet::mutable_bytes data) {
+        *log_ += 'I';
+        return minimal_transport::irecv(source, tag, data);
+    }
+    double now() {
+        *log_ += 'N';
+        return minimal_transport::now();
+    }
+    std::uint64_t disturbances() {
+        *log_ += 'D';
+        return rank() == moves_on_ && ++reads_ >= moves_at_ ? 1 : 0;
+    }
+
+private:
+    std::string* log_;
+    int moves_on_, moves_at_, reads_ = 0;
+};
+
 }  // namespace rtt_test
 
 BOOST_AUTO_TEST_SUITE(rtt)
+
+// The partner does nothing but read its clock between its receive and its reply: its counter
+// readings (a system call on threads) come after each reply, and its verdicts travel after the
+// last measurement, when the test node asks. A move of its counter drops the one measurement
+// whose window it falls in, and nothing else.
+BOOST_AUTO_TEST_CASE(the_partner_reads_its_counter_outside_the_round_trips_and_its_verdict_counts) {
+    // Reading 1 is before the first receive, reading i + 2 after reply i: the 7th after reply 5,
+    // the 4th measured one (after 2 warm-up round trips).
+    std::string logs[2];
+    std::vector<comet::result_set> out(2);
+    comet::threads::run(2, [&](comet::threads::transport& inner) {
+        rtt_test::logged_transport t(inner, logs[inner.rank()], 1, 7);
+        out[static_cast<std::size_t>(inner.rank())] = comet::kernels::rtt_study(t, {.partners = {1}, .measurements = 12, .bins = 4, .segments = 2});
+    });
+    const auto main = rtt_test::of(out[0], "latency", 1);
+    BOOST_TEST_REQUIRE(main.size() == 1u);
+    BOOST_TEST(main[0].samples.size() == 11u);
+    BOOST_TEST_REQUIRE(main[0].dropped.size() == 1u);
+    BOOST_TEST(main[0].dropped[0].first == "preempted");
+    BOOST_TEST(main[0].dropped[0].second == 1u);
+    // The partner's log: between posting a receive and the send that follows it, nothing but
+    // the clock (and the receive's own polling, which logs nothing).
+    const std::string& log = logs[1];
+    std::size_t replies = 0;
+    for (std::size_t i = log.find('I'); i != std::string::npos; i = log.find('I', i + 1)) {
+        const std::size_t send = log.find('S', i);
+        if (send == std::string::npos) break;
+        const std::string between = log.substr(i + 1, send - i - 1);
+        if (between == "N") ++replies;  // a measurement's: receive, clock, reply
+        BOOST_TEST(between.find('D') == std::string::npos, "a counter reading inside a round trip: " << between);
+    }
+    BOOST_TEST(replies == 14u);  // 2 warm-up round trips and 12 measured
+}
 
 using namespace rtt_test;
 
