@@ -3,9 +3,14 @@
 // of retransmissions a node reads and a trace takes between its start and stop).
 #include <comet/kernels/collectives.hpp>
 #include <comet/kernels/commtest/commtest.hpp>
+#include <comet/kernels/contention.hpp>
 #include <comet/kernels/echo.hpp>
 #include <comet/kernels/exchange.hpp>
 #include <comet/kernels/matrix/broadcast.hpp>
+#include <comet/kernels/matrix/shift.hpp>
+#include <comet/kernels/matrix/transpose.hpp>
+#include <comet/kernels/matrix/update_guard.hpp>
+#include <comet/kernels/overlap.hpp>
 #include <comet/stats/fit.hpp>
 #include <comet/suite/suite.hpp>
 #include <comet/testing/conformance.hpp>
@@ -232,6 +237,108 @@ BOOST_AUTO_TEST_CASE(a_point_is_the_same_whatever_shares_its_sweep) {
                                   << base[i] * 1e6 << " us");
         }
     }
+}
+
+// Every other CoMet kernel's point, alone and beside other points of its kernel after other
+// kernels ran: the same to the picosecond, but for the two dependences docs/nx2-model.md
+// states, whose sizes this pins (samples of 20 operations). A global sum of 16 doubles (long
+// messages) on 16 nodes carries 69.566661 us more per sample when a point of one double (eager
+// messages) shares its rounds. Contention's echo depends on where the free-running cross
+// traffic stands when each sample starts: on 8 nodes, the thesis' loads, 1024 bytes alone and
+// beside 0 and 4096 bytes, up to 6.4425 us under the 50% load and 2.758 us under the 90%; idle,
+// nothing.
+BOOST_AUTO_TEST_CASE(what_else_a_point_depends_on_and_by_how_much) {
+    const comet::sampling fixed = comet::fixed_sampling(3, 20);
+    const auto samples = [](const comet::result_set& r, const std::string& kernel, const std::string& param, std::int64_t value) {
+        for (const auto& rec : r.records)
+            if (rec.kernel == kernel && (param.empty() || rec.params.integer(param) == value)) return rec.samples;
+        BOOST_FAIL("no " << kernel << " record at " << param << " " << value);
+        return std::vector<double>{};
+    };
+    const auto same = [](const std::vector<double>& a, const std::vector<double>& b, const std::string& what) {
+        BOOST_TEST_REQUIRE(a.size() == b.size());
+        for (std::size_t i = 0; i < a.size(); ++i)
+            BOOST_TEST(std::abs(a[i] - b[i]) < 1e-12, what << ", sample " << i << ": " << a[i] * 1e6 << " against " << b[i] * 1e6 << " us");
+    };
+    namespace k = comet::kernels;
+    // Alone, then beside other points after the echo and the exchange.
+    for (const bool crowded : {false, true}) {
+        static comet::result_set alone;
+        const auto r = run(ipsc860(4), [&](transport& t) {
+            comet::result_set out;
+            if (crowded) {
+                out.append(k::echo(t, {.sizes = {8, 8192}, .hops = {1, 2}, .sampling = fixed}));
+                out.append(k::pairwise(t, {.sizes = {8, 8192}, .hops = {1, 2}, .sampling = fixed}));
+            }
+            out.append(k::broadcast(t, {.sizes = crowded ? std::vector<std::size_t>{8, 100, 4096} : std::vector<std::size_t>{100}, .sampling = fixed}));
+            out.append(k::barrier(t, {.sampling = fixed}));
+            k::matrix_config m;
+            m.dims = crowded ? std::vector<int>{16, 64, 128} : std::vector<int>{64};
+            m.directions = {k::shift_direction::north};
+            m.sampling = fixed;
+            out.append(k::update_guard(t, m));
+            out.append(k::shift_matrix(t, m));
+            out.append(k::transpose(t, m));
+            out.append(k::row_broadcast(t, m));
+            out.append(k::col_broadcast(t, m));
+            out.append(k::overlap(t, {.sizes = crowded ? std::vector<std::size_t>{0, 2536, 85000} : std::vector<std::size_t>{2536},
+                                      .vector_lengths = crowded ? std::vector<std::size_t>{0, 1000, 20000} : std::vector<std::size_t>{1000},
+                                      .sampling = fixed}));
+            return out;
+        })[0];
+        if (!crowded) {
+            alone = r;
+            continue;
+        }
+        same(samples(r, "broadcast", "size", 100), samples(alone, "broadcast", "size", 100), "broadcast 100 B");
+        same(samples(r, "barrier", "", 0), samples(alone, "barrier", "", 0), "barrier");
+        for (const char* kernel : {"update_guard", "shift_matrix", "transpose", "row_broadcast", "col_broadcast"})
+            same(samples(r, kernel, "matrix_dim", 64), samples(alone, kernel, "matrix_dim", 64), std::string(kernel) + " 64");
+        for (const auto& rec : alone.records)
+            if (rec.kernel == "overlap") {
+                bool found = false;
+                for (const auto& other : r.records)
+                    if (other.kernel == "overlap" && other.params == rec.params) {
+                        same(other.samples, rec.samples, "overlap " + rec.params.text("mode").value_or("") + " at 1000 doubles");
+                        found = true;
+                    }
+                BOOST_TEST(found);
+            }
+    }
+    // The global sum of 16 doubles, alone and after 1 double.
+    const auto sum_at_16 = [&](std::vector<std::size_t> lengths) {
+        return samples(run(ipsc860(4), [&](transport& t) {
+                           return k::global_sum(t, {.vector_lengths = lengths, .sampling = fixed});
+                       })[0],
+                       "global_sum", "vector_length", 16);
+    };
+    const auto sum_alone = sum_at_16({16}), sum_after = sum_at_16({1, 16});
+    for (std::size_t i = 0; i < sum_alone.size(); ++i) BOOST_TEST_MESSAGE("sum diff x 20 " << std::fixed << (sum_after[i] - sum_alone[i]) * 20 * 1e12 << " ps");
+    for (std::size_t i = 0; i < sum_alone.size(); ++i) BOOST_TEST(std::abs((sum_after[i] - sum_alone[i]) * 20 - 69.566661e-6) < 1e-12);
+    // Contention: the 50% load's point moves, the others do not.
+    const auto contention = [&](std::vector<std::size_t> sizes) {
+        return run(ipsc860(3), [&](transport& t) {
+            return k::contention(t, {.sizes = sizes, .load_sizes = k::thesis_load_sizes, .load_source = "thesis", .sampling = fixed});
+        })[0];
+    };
+    const auto c_alone = contention({1024}), c_beside = contention({0, 1024, 4096});
+    const auto at = [](const comet::result_set& r, double load) {
+        for (const auto& rec : r.records)
+            if (rec.params.integer("size") == 1024 && rec.params.number("load") == load) return rec.samples;
+        BOOST_FAIL("no contention record at 1024 B, load " << load);
+        return std::vector<double>{};
+    };
+    same(at(c_beside, 0.0), at(c_alone, 0.0), "contention, idle");
+    const auto largest_difference = [&](double load) {
+        const auto a = at(c_alone, load), b = at(c_beside, load);
+        BOOST_TEST_REQUIRE(a.size() == b.size());
+        double d = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(b[i] - a[i]));
+        BOOST_TEST_MESSAGE("load " << load << ": " << std::fixed << d * 1e12 << " ps");
+        return d;
+    };
+    BOOST_TEST(std::abs(largest_difference(0.5) - 6.4424999e-6) < 1e-12);
+    BOOST_TEST(std::abs(largest_difference(0.9) - 2.75833335e-6) < 1e-12);
 }
 
 // Work a rank does in its own memory costs simulated time (work::copy): the column broadcast
