@@ -196,7 +196,13 @@ inline auto commtest_kernel() {
                   [](auto& t, const suite_run& r) {
                       kernels::commtest::commtest_config c = r.config.configured(r.config.commtest);
                       c.sampling.iterations = 1;  // one exchange per sample (the seed's method)
-                      return kernels::commtest::commtest(t, c);
+                      if (r.config.commtest_caches.empty()) return kernels::commtest::commtest(t, c);
+                      result_set out;
+                      for (const auto& mode : r.config.commtest_caches) {
+                          c.cache = mode;
+                          out.append(kernels::commtest::commtest(t, c));
+                      }
+                      return out;
                   }};
 }
 

@@ -169,7 +169,11 @@ COMET_DECL kernel_descriptor commtest_descriptor() {
     };
     return kernel_descriptor{.name = "commtest",
                                     .min_ranks = 2,
-                                    .points = [](const suite_config& c, int) { return kernels::commtest::commtest_points(c.commtest); },
+                                    .points =
+                                        [](const suite_config& c, int) {
+                                            return kernels::commtest::commtest_points(c.commtest) *
+                                                   std::max<std::size_t>(1, c.commtest_caches.size());
+                                        },
                                     .figure = statistic::min,
                                     .analyses = {analyses::commtest_statistics()},
                                     .plots = plots()};

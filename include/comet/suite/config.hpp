@@ -52,6 +52,9 @@ struct suite_config {
     kernels::matrix_config matrix = {};  ///< update_guard, shift_matrix, transpose, row_broadcast, col_broadcast
     /// COMMTEST's SWAP protocols (seed 001); one exchange per sample whatever `sampling` says.
     kernels::commtest::commtest_config commtest = {};
+    /// COMMTEST's cache modes, run one after the other (records named by their `cache`); empty:
+    /// `commtest.cache` alone. The seed's figures set warm and flushed beside each other.
+    std::vector<kernels::commtest::cache_setting> commtest_caches = {};
     /// Clock synchronisation, linear and log P (seed 002, section 3).
     kernels::clock_sync_config sync = {};
     /// Collectives measured in time windows and pipelined, every per-rank reduction (seed 002).
