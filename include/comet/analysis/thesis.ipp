@@ -250,11 +250,71 @@ COMET_DECL std::vector<thesis_shape> thesis_shapes_of(std::string_view kernel) {
     return out;
 }
 
+namespace detail::thesis {
+
+/// The group size shape `s` is judged on in `e`: its own (`thesis_shape::nodes`) when the run
+/// measured its kernel there, else the largest the run measured it on; 0 for a shape about any
+/// size, or when the kernel did not run.
+inline int judged_nodes(const thesis_shape& s, const thesis_evidence& e) {
+    if (s.nodes == 0) return 0;
+    int largest = 0;
+    for (const auto& r : e.records) {
+        if (r.kernel != s.kernel) continue;
+        const auto n = r.params.integer("nodes");
+        if (!n) continue;
+        if (*n == s.nodes) return s.nodes;
+        largest = std::max(largest, static_cast<int>(*n));
+    }
+    return largest;
+}
+
+/// `e` with only what was measured on `nodes` (records, and the analyses of curves on them).
+struct evidence_on {
+    std::vector<record> records;
+    std::vector<growth_comparison> growth;
+    std::vector<contention_slowdown> contention;
+    std::vector<overlap_gain> overlap;
+    thesis_evidence view;
+
+    evidence_on(const thesis_evidence& e, int nodes) : view(e) {
+        const auto on = [&](const params& p) { return p.integer("nodes") == nodes; };
+        for (const auto& r : e.records)
+            if (on(r.params)) records.push_back(r);
+        for (const auto& g : e.growth)
+            if (on(g.group)) growth.push_back(g);
+        for (const auto& c : e.contention)
+            if (on(c.group)) contention.push_back(c);
+        for (const auto& o : e.overlap)
+            if (on(o.group)) overlap.push_back(o);
+        view.records = records;
+        view.growth = growth;
+        view.contention = contention;
+        view.overlap = overlap;
+    }
+};
+
+}  // namespace detail::thesis
+
 COMET_DECL std::vector<shape_verdict> compare_shapes_with_thesis(const thesis_evidence& e,
                                                                  std::span<const thesis_shape> shapes) {
     std::vector<shape_verdict> out;
-    for (const auto& s : shapes)
-        out.push_back(s.judge ? s.judge(s, e) : shape_verdict{&s, std::nullopt, "no judgement given"});
+    for (const auto& s : shapes) {
+        if (!s.judge) {
+            out.push_back(shape_verdict{&s, std::nullopt, "no judgement given"});
+            continue;
+        }
+        const int nodes = detail::thesis::judged_nodes(s, e);
+        if (nodes == 0) {
+            out.push_back(s.judge(s, e));
+            continue;
+        }
+        const detail::thesis::evidence_on only(e, nodes);
+        shape_verdict v = s.judge(s, only.view);
+        v.evidence = (nodes == s.nodes ? "on " + std::to_string(nodes) + " nodes as the thesis: "
+                                       : "on " + std::to_string(nodes) + " nodes (the thesis: " + std::to_string(s.nodes) + "): ") +
+                     v.evidence;
+        out.push_back(std::move(v));
+    }
     return out;
 }
 
