@@ -341,6 +341,43 @@ BOOST_AUTO_TEST_CASE(what_else_a_point_depends_on_and_by_how_much) {
     BOOST_TEST(std::abs(largest_difference(0.9) - 2.75833335e-6) < 1e-12);
 }
 
+// update_guard's bend (docs/nx2-model.md): 4.92 us more per element of the block's side up
+// to 112, 7.5 from 120, on 16 nodes. It is where one guard's transfer (3.28 us per element at
+// the DMA's 2.44 MB/s) outlasts the node's software work that runs beside it: the bend moves up
+// with a faster DMA and down with cheaper calls or interrupt handlers.
+BOOST_AUTO_TEST_CASE(update_guard_bends_where_a_guards_transfer_outlasts_the_software_beside_it) {
+    const std::vector<int> dims = {80, 88, 96, 104, 112, 120, 128, 136, 144, 152};
+    const auto slopes = [&](const machine& m) {
+        const auto r = run(m, [&](transport& t) {
+            comet::kernels::matrix_config cfg;
+            cfg.dims = dims;
+            cfg.sampling = comet::fixed_sampling(1, 2);
+            return comet::kernels::update_guard(t, cfg);
+        })[0];
+        std::vector<double> us;
+        for (int d : dims)
+            for (const auto& rec : r.records)
+                if (rec.params.integer("matrix_dim") == d) us.push_back(rec.samples.at(0) * 1e6);
+        BOOST_TEST_REQUIRE(us.size() == dims.size());
+        std::vector<double> per_element;
+        for (std::size_t i = 0; i + 1 < us.size(); ++i) per_element.push_back((us[i + 1] - us[i]) / (dims[i + 1] - dims[i]));
+        return per_element;  // per_element[i]: between dims[i] and dims[i + 1]
+    };
+    const auto near = [](double a, double b) { return std::abs(a - b) < 0.01; };
+    const auto preset = slopes(ipsc860(4));
+    for (std::size_t i = 0; i < 4; ++i) BOOST_TEST(near(preset[i], 4.92), "between " << dims[i] << " and " << dims[i + 1] << ": " << preset[i]);
+    for (std::size_t i = 5; i < preset.size(); ++i) BOOST_TEST(near(preset[i], 7.50), "between " << dims[i] << " and " << dims[i + 1] << ": " << preset[i]);
+    machine fast_dma = ipsc860(4);
+    fast_dma.dma_bytes_per_second *= 2;
+    const auto faster = slopes(fast_dma);
+    for (std::size_t i = 0; i < 7; ++i) BOOST_TEST(near(faster[i], 4.92), "DMA x2, between " << dims[i] << " and " << dims[i + 1] << ": " << faster[i]);
+    BOOST_TEST(faster.back() > 7.0);
+    machine cheap_interrupts = ipsc860(4);
+    cheap_interrupts.interrupt /= 2;
+    const auto cheaper = slopes(cheap_interrupts);
+    for (std::size_t i = 1; i < cheaper.size(); ++i) BOOST_TEST(near(cheaper[i], 7.50), "interrupts / 2, between " << dims[i] << " and " << dims[i + 1] << ": " << cheaper[i]);
+}
+
 // Work a rank does in its own memory costs simulated time (work::copy): the column broadcast
 // assembles its strided column into a buffer (and scatters it on arrival), which the row
 // broadcast does not, so on 16 nodes it is slower at every block dimension — the two curves
