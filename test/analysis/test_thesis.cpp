@@ -201,6 +201,12 @@ BOOST_AUTO_TEST_CASE(pairwise_against_the_echo_round_trip_at_the_same_point) {
     // An echo at another hop distance is no partner.
     r[0].params.set("hops", std::int64_t{2});
     BOOST_TEST(!verdict("pairwise.faster", {.records = r}).holds.has_value());
+    // The echo's records name their buffer: the thesis' (same) is the partner, a clean one is not.
+    r[0].params.set("hops", std::int64_t{1});
+    r[0].params.set("buffer", std::string("same"));
+    BOOST_TEST((verdict("pairwise.faster", {.records = r}).holds == std::optional<bool>(true)));
+    r[0].params.set("buffer", std::string("clean"));
+    BOOST_TEST(!verdict("pairwise.faster", {.records = r}).holds.has_value());
 }
 
 BOOST_AUTO_TEST_CASE(column_against_row_broadcast_at_each_dimension) {
