@@ -57,6 +57,16 @@ inline long long integer(const std::string& option, const std::string& text, lon
     return v;
 }
 
+/// Every comma-separated value of `text`, each a whole decimal integer in [lo, hi]; a list with
+/// none is a usage error saying "no `what` given".
+template <class T>
+std::vector<T> integers(const std::string& option, const std::string& text, long long lo, long long hi, const char* what) {
+    std::vector<T> out;
+    for (const auto& x : split(text)) out.push_back(static_cast<T>(integer(option, x, lo, hi)));
+    if (out.empty()) throw usage_error("--" + option + ": no " + what + " given");
+    return out;
+}
+
 /// Parses a whole decimal number for which `fits` holds; anything else is a usage error saying
 /// what `kind` of number was wanted.
 template <class Fits>
@@ -282,10 +292,7 @@ inline settings parse_command_line(int argc, char** argv) {
     if (s.transport != "threads" && s.transport != "mpi" && s.transport != "ipsc860" && s.transport != "ipsc1")
         throw usage_error("--transport: unknown transport '" + s.transport + "' (known: threads, mpi, ipsc860, ipsc1)");
     if (vm.count("nodes")) {
-        const int most = max_nodes(s.transport);
-        for (const auto& x : split(vm["nodes"].as<std::string>()))
-            s.nodes.push_back(static_cast<int>(integer("nodes", x, 1, most)));
-        if (s.nodes.empty()) throw usage_error("--nodes: no group size given");
+        s.nodes = integers<int>("nodes", vm["nodes"].as<std::string>(), 1, max_nodes(s.transport), "group size");
     }
     if (const auto k = vm["kernels"].as<std::string>(); k != "all") {
         s.suite.kernels = split(k);
@@ -308,17 +315,12 @@ inline settings parse_command_line(int argc, char** argv) {
     // Options the kernels share are set on every kernel's configuration.
     auto& c = s.suite;
     if (vm.count("sizes")) {
-        c.transfer.sizes.clear();
-        for (const auto& x : split(vm["sizes"].as<std::string>()))
-            c.transfer.sizes.push_back(static_cast<std::size_t>(integer("sizes", x, 0, static_cast<long long>(comet::max_message_size))));
-        if (c.transfer.sizes.empty()) throw usage_error("--sizes: no size given");
+        c.transfer.sizes =
+            integers<std::size_t>("sizes", vm["sizes"].as<std::string>(), 0, static_cast<long long>(comet::max_message_size), "size");
         c.broadcast.sizes = c.contention.sizes = c.transfer.sizes;
     }
     if (vm.count("matrix-dims")) {
-        c.matrix.dims.clear();
-        for (const auto& x : split(vm["matrix-dims"].as<std::string>()))
-            c.matrix.dims.push_back(static_cast<int>(integer("matrix-dims", x, 1, comet::kernels::matrix_max_dim)));
-        if (c.matrix.dims.empty()) throw usage_error("--matrix-dims: no dimension given");
+        c.matrix.dims = integers<int>("matrix-dims", vm["matrix-dims"].as<std::string>(), 1, comet::kernels::matrix_max_dim, "dimension");
     }
     // Seed 000's vectors. --max-vec-len first: it bounds the lengths given beside it.
     if (vm.count("max-vec-len")) {
@@ -349,10 +351,8 @@ inline settings parse_command_line(int argc, char** argv) {
     if (vm.count("global-sum-lengths")) c.global_sum.vector_lengths = lengths("global-sum-lengths", c.global_sum.max_vec_len);
     if (vm.count("overlap-lengths")) c.overlap.vector_lengths = lengths("overlap-lengths", c.overlap.max_vec_len);
     if (vm.count("overlap-sizes")) {
-        c.overlap.sizes.clear();
-        for (const auto& x : split(vm["overlap-sizes"].as<std::string>()))
-            c.overlap.sizes.push_back(static_cast<std::size_t>(integer("overlap-sizes", x, 0, static_cast<long long>(comet::max_message_size))));
-        if (c.overlap.sizes.empty()) throw usage_error("--overlap-sizes: no size given");
+        c.overlap.sizes = integers<std::size_t>("overlap-sizes", vm["overlap-sizes"].as<std::string>(), 0,
+                                                static_cast<long long>(comet::max_message_size), "size");
     }
     if (vm.count("contention-loads")) {
         const std::string x = vm["contention-loads"].as<std::string>();
@@ -381,8 +381,7 @@ inline settings parse_command_line(int argc, char** argv) {
     if (vm.count("matrix-col"))
         c.matrix.col = integer("matrix-col", vm["matrix-col"].as<std::string>(), 0, comet::kernels::matrix_max_global_dim - 1);
     if (vm.count("hops")) {
-        for (const auto& x : split(vm["hops"].as<std::string>())) c.transfer.hops.push_back(static_cast<int>(integer("hops", x, 0, 30)));
-        if (c.transfer.hops.empty()) throw usage_error("--hops: no hop distance given");
+        c.transfer.hops = integers<int>("hops", vm["hops"].as<std::string>(), 0, 30, "hop distance");
     }
     comet::sampling sampling;
     if (vm.count("reps")) sampling.iterations = static_cast<std::size_t>(integer("reps", vm["reps"].as<std::string>(), 1, 100000000));
@@ -436,10 +435,7 @@ inline settings parse_command_line(int argc, char** argv) {
         if (c.commtest.volumes.empty()) throw usage_error("--volumes: no volume given");
     }
     if (vm.count("messages")) {
-        c.commtest.messages.clear();
-        for (const auto& x : split(vm["messages"].as<std::string>()))
-            c.commtest.messages.push_back(static_cast<std::size_t>(integer("messages", x, 1, 1 << 24)));
-        if (c.commtest.messages.empty()) throw usage_error("--messages: no number given");
+        c.commtest.messages = integers<std::size_t>("messages", vm["messages"].as<std::string>(), 1, 1 << 24, "number");
     }
     if (vm.count("n1") || vm.count("n2")) {
         comet::commtest_options o;
@@ -511,10 +507,8 @@ inline settings parse_command_line(int argc, char** argv) {
         if (!nonblocking.empty()) c.nbc.operations = nonblocking;
     }
     if (vm.count("intervals")) {
-        c.nbc.intervals.clear();
-        for (const auto& x : split(vm["intervals"].as<std::string>()))
-            c.nbc.intervals.push_back(static_cast<std::size_t>(integer("intervals", x, 1, static_cast<long long>(comet::max_message_size))));
-        if (c.nbc.intervals.empty()) throw usage_error("--intervals: no interval given");
+        c.nbc.intervals =
+            integers<std::size_t>("intervals", vm["intervals"].as<std::string>(), 1, static_cast<long long>(comet::max_message_size), "interval");
     }
     if (vm.count("progressions")) {
         c.nbc.progressions.clear();

@@ -32,6 +32,7 @@
 #include <initializer_list>
 #include <iomanip>
 #include <locale>
+#include <map>
 #include <optional>
 #include <span>
 #include <sstream>

@@ -291,6 +291,8 @@ struct evidence_on {
         view.contention = contention;
         view.overlap = overlap;
     }
+    evidence_on(const evidence_on&) = delete;  // `view` points into this object's own vectors
+    evidence_on& operator=(const evidence_on&) = delete;
 };
 
 }  // namespace detail::thesis
@@ -298,6 +300,9 @@ struct evidence_on {
 COMET_DECL std::vector<shape_verdict> compare_shapes_with_thesis(const thesis_evidence& e,
                                                                  std::span<const thesis_shape> shapes) {
     std::vector<shape_verdict> out;
+    // The evidence on one group size, made once for every shape judged on it (built in place:
+    // its view points into its own vectors).
+    std::map<int, detail::thesis::evidence_on> on;
     for (const auto& s : shapes) {
         if (!s.judge) {
             out.push_back(shape_verdict{&s, std::nullopt, "no judgement given"});
@@ -308,7 +313,7 @@ COMET_DECL std::vector<shape_verdict> compare_shapes_with_thesis(const thesis_ev
             out.push_back(s.judge(s, e));
             continue;
         }
-        const detail::thesis::evidence_on only(e, nodes);
+        const auto& only = on.try_emplace(nodes, e, nodes).first->second;
         shape_verdict v = s.judge(s, only.view);
         v.evidence = (nodes == s.nodes ? "on " + std::to_string(nodes) + " nodes as the thesis: "
                                        : "on " + std::to_string(nodes) + " nodes (the thesis: " + std::to_string(s.nodes) + "): ") +

@@ -180,13 +180,10 @@ std::size_t measure_pair(S& s, const rtt_config& cfg, int partner, std::vector<d
     const std::size_t total = cfg.warmup + cfg.measurements;
     std::array<double, 1> stamp{0.0};
     const auto bytes = std::as_writable_bytes(std::span(stamp));
-    // Per measurement: 1 if this rank was disturbed during it (the partner's, then the test node's).
+    // Per measurement: 1 if this rank was disturbed during it.
     std::vector<unsigned char> disturbed(total, 0);
-    std::vector<double> t1s, t3s, t2s;
     if (me == cfg.test_node) {
-        t1s.resize(total);
-        t3s.resize(total);
-        t2s.resize(total);
+        std::vector<double> t1s(total), t3s(total), t2s(total);
         for (std::size_t i = 0; i < total; ++i) {
             if (i > 0 && cfg.interval > 0.0) ops::compute(s, work::busy(cfg.interval));
             const std::uint64_t before = ops::disturbances(s);

@@ -286,7 +286,6 @@ windowed_point measure_loop(T& t, global_clock<T>& g, const window_config& c, wi
     out.windowed = false;
     if (g.needs_resync(c.resync_error)) g.resync();
     out.clock_error = g.max_estimated_error();
-    out.tolerance = out.clock_error;
     std::size_t calls = 0;
     for (std::size_t i = 0; i < c.warmup; ++i, ++calls) {
         ops::barrier(t);
