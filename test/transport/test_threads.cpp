@@ -9,11 +9,13 @@
 #include "../support/messages.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #if defined(__linux__)
@@ -139,6 +141,93 @@ BOOST_AUTO_TEST_CASE(blocking_send_to_a_rank_that_never_receives_returns) {
         run(2, [](transport& t) {
             if (t.rank() == 0) t.send(1, 1, threads_test::bytes(1 << 16, 1));
         });
+}
+
+// A large message a rank drains during a wait that then completes is left offered: the receive
+// that usually comes next copies it straight out of the sender's buffer. Told at once that no
+// receive was posted, its sender withdrew it into a copy of its own, and the message was copied
+// twice (a 1 MiB echo's reply, offered while the test node's own send completed: one leg in five).
+BOOST_AUTO_TEST_CASE(a_large_message_drained_by_a_wait_that_completes_waits_for_its_receive) {
+    using namespace std::chrono_literals;
+    const auto big = threads_test::bytes(1 << 16, 1);
+    std::atomic<int> stage{0};
+    std::atomic<bool> send_returned{false};
+    bool returned_before_receive = true, received = false;
+    run(3, [&](transport& t) {
+        if (t.rank() == 1) {
+            stage.store(1);
+            t.send(0, 7, big);
+            send_returned.store(true);
+        } else if (t.rank() == 2) {
+            while (stage.load() < 1) std::this_thread::yield();
+            t.send(0, 8, threads_test::bytes(8, 2));  // inline: complete at once
+            stage.store(2);
+        } else {
+            while (stage.load() < 2) std::this_thread::yield();
+            std::this_thread::sleep_for(20ms);  // rank 1's offer is in its channel by now
+            std::vector<std::byte> small(8), in(big.size());
+            // Drains both channels in one look: rank 1's offer (unexpected), then rank 2's
+            // message, which completes the wait.
+            t.recv(comet::any_source, 8, small);
+            std::this_thread::sleep_for(50ms);  // computing, outside the transport
+            returned_before_receive = send_returned.load();
+            t.recv(1, 7, in);
+            received = in == big;
+        }
+    });
+    BOOST_TEST(!returned_before_receive);
+    BOOST_TEST(received);
+}
+
+// ...but a rank that will not receive it now tells its sender, which copies and moves on (the
+// buffered semantics of send): a wait that goes on (a barrier, a receive from another rank), a
+// test that finds its request pending, a probe that finds nothing, progress. Here the receive
+// comes only after the sender has sent again, to a third rank the receiver waits for: without
+// the sender told, all three would wait for ever (a rank looping on test or probe never sleeps,
+// so no deadlock report would end it either: the loops give up after 10 s and say so).
+BOOST_AUTO_TEST_CASE(a_rank_that_will_not_receive_now_lets_a_blocking_sender_go_on) {
+    using namespace std::chrono_literals;
+    for (const std::string how : {"barrier", "recv", "test", "iprobe", "progress"}) {
+        std::atomic<bool> relayed{false};
+        bool gave_up = false, received = false;
+        const auto big = threads_test::bytes(1 << 16, 3);
+        run(3, [&](transport& t) {
+            std::vector<std::byte> small(8);
+            if (t.rank() == 0) {
+                t.send(1, 7, big);
+                if (how == "barrier") return t.barrier();
+                t.send(2, 9, small);
+            } else if (t.rank() == 2) {
+                if (how == "barrier") return t.barrier();
+                t.recv(0, 9, small);
+                t.send(1, 10, small);
+                relayed.store(true);
+            } else {
+                const auto deadline = std::chrono::steady_clock::now() + 10s;
+                const auto waited_too_long = [&] { return gave_up = std::chrono::steady_clock::now() > deadline; };
+                if (how == "barrier") t.barrier();
+                else if (how == "recv") t.recv(2, 10, small);
+                else if (how == "test") {
+                    auto r = t.irecv(2, 10, small);
+                    while (!t.test(r) && !waited_too_long()) {
+                    }
+                    if (gave_up) t.wait(r);
+                } else if (how == "iprobe") {
+                    while (!t.iprobe(2, 10) && !waited_too_long()) {
+                    }
+                    t.recv(2, 10, small);
+                } else {
+                    while (!relayed.load() && !waited_too_long()) t.progress();
+                    t.recv(2, 10, small);
+                }
+                std::vector<std::byte> in(big.size());
+                t.recv(0, 7, in);
+                received = in == big;
+            }
+        });
+        BOOST_TEST(!gave_up, how);
+        BOOST_TEST(received, how);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(collective_mismatch_is_an_error) {

@@ -55,7 +55,15 @@ inline void meet(world& w, int rank, inbox& in, const wait_desc& desc) {
     check_stop(w, rank);
     const std::uint32_t g = w.barrier_generation();
     if (w.barrier_arrive(rank, g)) return;
-    await(w, rank, [&](bool all) { return (all ? in.drain_all() : void()), w.barrier_generation() != g; }, desc);
+    await(
+        w, rank,
+        [&](bool all) {
+            if (all) in.drain_all();
+            if (w.barrier_generation() != g) return true;
+            in.defer_unexpected();
+            return false;
+        },
+        desc);
 }
 
 /// Rank `r`'s share [first, last) of `n` elements split over `p` ranks.

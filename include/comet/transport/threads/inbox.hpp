@@ -7,8 +7,11 @@
 // the unexpected queue, which a receive looks at before it posts. Any blocking call or
 // `test`/`progress` drains; nothing progresses while a rank computes without calling the
 // transport. A large message matched by a receive is copied straight out of the sender's
-// buffer (handoff.hpp); one drained unexpected tells its blocking sender, who then takes a copy
-// and moves on.
+// buffer (handoff.hpp). One drained unexpected tells its blocking sender, who then takes a copy
+// and moves on, but only once this rank shows it will not receive it now: a look of a wait that
+// goes on, a test or probe that finds nothing, a progress call (`defer_unexpected`). Told at
+// once, the sender of an echo's reply, offered a moment before the test node posts its receive
+// (while the node's own send completes), copied it a second time in one leg of five at 1 MiB.
 //
 // Part of the threads transport (comet/transport/threads.hpp); not meant to be used on its own.
 #pragma once
@@ -49,6 +52,7 @@ struct unexpected_msg {
     int tag = 0;
     std::size_t size = 0;
     large_message* large = nullptr;
+    bool deferred = false;  ///< large: its sender was told (inbox::defer_unexpected)
     std::byte small[48];
     std::unique_ptr<std::byte[]> big;
     const std::byte* bytes() const noexcept { return big ? big.get() : small; }
@@ -124,6 +128,29 @@ public:
 
     bool has_unexpected() const noexcept { return !unexpected_.empty(); }
 
+    /// Tells the blocking senders of large messages drained unexpected since the last call
+    /// that no receive is coming for them now: each takes a copy and moves on (a deferred
+    /// message is still received straight out of the sender's buffer if its receive comes
+    /// first). Called where this rank will not post a receive at once: a look of a wait
+    /// that goes on, a test or probe that finds nothing, progress. A rank that never calls it
+    /// while it waits would leave a sender that waits for it waiting: deadlock.
+    void defer_unexpected() {
+        if (undeferred_ != 0) defer_each();
+    }
+
+private:
+    [[gnu::noinline]] void defer_each() {
+        for (auto& u : unexpected_) {
+            if (!u.large || u.deferred) continue;
+            u.deferred = true;
+            auto s = large_state::offered;
+            if (u.large->state.compare_exchange_strong(s, large_state::deferred, std::memory_order_seq_cst))
+                world_->ring(u.large->source);
+        }
+        undeferred_ = 0;
+    }
+
+public:
     /// The envelope of the earliest unexpected message matching (source, tag), if any.
     std::optional<status> find_unexpected(int source, int tag) const noexcept {
         for (const auto& u : unexpected_)
@@ -147,6 +174,7 @@ public:
             } else if (it->size) {
                 std::memcpy(buffer.data(), it->bytes(), it->size);
             }
+            if (it->large && !it->deferred) --undeferred_;
             unexpected_.erase(it);
             if (abandoned) world_->throw_stop(rank_);
             if (!error.empty()) {
@@ -190,10 +218,7 @@ private:
         u.size = a.size;
         u.large = a.large;
         if (a.large) {
-            // Tell a blocking sender nobody is waiting for this yet: it copies and moves on.
-            auto s = large_state::offered;
-            if (a.large->state.compare_exchange_strong(s, large_state::deferred, std::memory_order_seq_cst))
-                world_->ring(a.large->source);
+            ++undeferred_;  // its sender is told by defer_unexpected, if no receive comes first
         } else if (a.size <= sizeof u.small) {
             a.copy_inline(u.small);
         } else {
@@ -216,6 +241,7 @@ private:
     recv_op* posted_head_ = nullptr;
     recv_op* posted_tail_ = nullptr;
     std::deque<unexpected_msg> unexpected_;
+    std::size_t undeferred_ = 0;  ///< large unexpected messages whose senders were not told yet
     std::vector<channel*> in_;  ///< channels from every rank to this one
     std::vector<std::unique_ptr<recv_op>> ops_;
     std::vector<recv_op*> free_ops_;

@@ -137,11 +137,12 @@ public:
         check_stop();
         inbox_.drain_all();
         if (r.recv_) {
-            if (!r.recv_->done) return std::nullopt;
+            if (!r.recv_->done) return inbox_.defer_unexpected(), std::nullopt;
             return complete_recv(r);
         }
         if (r.send_) {
-            if (r.send_->state.load(std::memory_order_acquire) != detail::large_state::done) return std::nullopt;
+            if (r.send_->state.load(std::memory_order_acquire) != detail::large_state::done)
+                return inbox_.defer_unexpected(), std::nullopt;
             delete std::exchange(r.send_, nullptr);
             r.owner_ = nullptr;
             return std::exchange(r.result_, status{});
@@ -167,7 +168,9 @@ public:
         check_recv(source, tag, "iprobe");
         check_stop();
         inbox_.drain_all();
-        return inbox_.find_unexpected(source, tag);
+        auto found = inbox_.find_unexpected(source, tag);
+        if (!found) inbox_.defer_unexpected();
+        return found;
     }
     [[deprecated("renamed iprobe: it never blocks")]] std::optional<status> probe(int source, int tag) {
         return iprobe(source, tag);
@@ -205,6 +208,7 @@ public:
     void progress() {
         check_stop();
         inbox_.drain_all();
+        inbox_.defer_unexpected();
     }
 
     // ---- collectives (collectives.hpp) ----
@@ -252,10 +256,19 @@ private:
 
     void check_stop() const { detail::check_stop(*world_, rank_); }
 
-    /// Returns once `ready(all)` is true (waiting.hpp).
+    /// Returns once `ready(all)` is true (waiting.hpp). After every look that finds it false,
+    /// the senders of large messages drained unexpected meanwhile are told (inbox.hpp); a
+    /// look that finds it true leaves them offered, for the receive that usually comes next.
     template <class Ready>
     void await(Ready&& ready, const detail::wait_desc& desc) {
-        detail::await(*world_, rank_, ready, desc);
+        detail::await(
+            *world_, rank_,
+            [&](bool all) {
+                if (ready(all)) return true;
+                inbox_.defer_unexpected();
+                return false;
+            },
+            desc);
     }
 
     // ---- sending ----
