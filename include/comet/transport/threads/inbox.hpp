@@ -8,10 +8,11 @@
 // `test`/`progress` drains; nothing progresses while a rank computes without calling the
 // transport. A large message matched by a receive is copied straight out of the sender's
 // buffer (handoff.hpp). One drained unexpected tells its blocking sender, who then takes a copy
-// and moves on, but only once this rank shows it will not receive it now: a look of a wait that
-// goes on, a test or probe that finds nothing, a progress call (`defer_unexpected`). Told at
-// once, the sender of an echo's reply, offered a moment before the test node posts its receive
-// (while the node's own send completes), copied it a second time in one leg of five at 1 MiB.
+// and moves on, but only once this rank shows it will not receive it now (`defer_unexpected`):
+// at its next call into the transport unless that call receives it, or at a look of a wait that
+// goes on, a test or probe that finds nothing. Told at once, the sender of an echo's reply,
+// offered a moment before the test node posts its receive (while the node's own send
+// completes), copied it a second time in one leg of five at 1 MiB.
 //
 // Part of the threads transport (comet/transport/threads.hpp); not meant to be used on its own.
 #pragma once
@@ -131,9 +132,11 @@ public:
     /// Tells the blocking senders of large messages drained unexpected since the last call
     /// that no receive is coming for them now: each takes a copy and moves on (a deferred
     /// message is still received straight out of the sender's buffer if its receive comes
-    /// first). Called where this rank will not post a receive at once: a look of a wait
-    /// that goes on, a test or probe that finds nothing, progress. A rank that never calls it
-    /// while it waits would leave a sender that waits for it waiting: deadlock.
+    /// first). Called where this rank shows it will not receive them now: at the start of
+    /// every call into the transport (a receive: once it has taken what it receives), and
+    /// after a look of a wait that goes on, a test or probe that finds nothing. Left out of a
+    /// call, a rank that keeps calling it (a server loop on probes, or on receives from any
+    /// rank that always find a message) would keep a blocking sender waiting for ever.
     void defer_unexpected() {
         if (undeferred_ != 0) defer_each();
     }

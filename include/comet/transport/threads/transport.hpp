@@ -6,8 +6,12 @@
 // are offered: the receiver copies straight out of the sender's buffer into the posted receive
 // buffer, a single copy, which is what makes large transfers run at memory speed (handoff.hpp).
 // A blocking `send` whose offer finds no receive posted for it (the receiver drained it as
-// unexpected) takes a private copy and returns, so `send` never waits for a matching receive:
-// pairwise exchanges complete, as CoMet assumes. `ssend`/`issend` never take that way out;
+// unexpected) takes a private copy and returns, so `send` never waits for a matching receive
+// once the receiver is in the transport: pairwise exchanges complete, as CoMet assumes. The
+// receiver tells it so at its next call that does not receive the offer (every call but a
+// receive that takes it starts by telling the senders of what it drained before), or at a look
+// of a wait that goes on, a test or probe that finds nothing: a message drained during a wait
+// that then completes stays offered for the receive that usually follows (inbox.hpp). `ssend`/`issend` never take that way out;
 // two ranks that both ssend first deadlock, and the deadlock is reported.
 //
 // What else a rank holds is in the headers beside this one: its receiving side and the
@@ -68,7 +72,9 @@ public:
     status recv(int source, int tag, mutable_bytes buffer) {
         check_recv(source, tag, "recv");
         status s;
-        if (inbox_.has_unexpected() && inbox_.take_unexpected(source, tag, buffer, s)) return s;
+        const bool taken = inbox_.has_unexpected() && inbox_.take_unexpected(source, tag, buffer, s);
+        inbox_.defer_unexpected();  // the offers drained before, but the one taken
+        if (taken) return s;
         detail::recv_op op;
         op.source = source;
         op.tag = tag;
@@ -92,7 +98,9 @@ public:
         r.owner_ = &inbox_;
         status s;
         std::size_t overflow = 0;
-        if (inbox_.has_unexpected() && inbox_.take_unexpected(source, tag, buffer, s, &overflow)) {
+        const bool taken = inbox_.has_unexpected() && inbox_.take_unexpected(source, tag, buffer, s, &overflow);
+        inbox_.defer_unexpected();  // the offers drained before, but the one taken
+        if (taken) {
             if (!overflow) {
                 r.owner_ = nullptr;
                 r.result_ = s;
@@ -117,6 +125,7 @@ public:
     }
 
     status wait(request& r) {
+        inbox_.defer_unexpected();
         if (r.recv_) {
             detail::recv_op* op = r.recv_;
             await([&](bool all) { return inbox_.poll(op->source, all), op->done; },
@@ -135,6 +144,7 @@ public:
 
     std::optional<status> test(request& r) {
         check_stop();
+        inbox_.defer_unexpected();
         inbox_.drain_all();
         if (r.recv_) {
             if (!r.recv_->done) return inbox_.defer_unexpected(), std::nullopt;
@@ -151,6 +161,7 @@ public:
     }
 
     void wait_all(std::span<request> requests) {
+        inbox_.defer_unexpected();
         const auto pending = [&] {
             std::size_t n = 0;
             for (auto& r : requests)
@@ -167,6 +178,7 @@ public:
     std::optional<status> iprobe(int source, int tag) {
         check_recv(source, tag, "iprobe");
         check_stop();
+        inbox_.defer_unexpected();
         inbox_.drain_all();
         auto found = inbox_.find_unexpected(source, tag);
         if (!found) inbox_.defer_unexpected();
@@ -213,14 +225,21 @@ public:
 
     // ---- collectives (collectives.hpp) ----
 
-    void barrier() { detail::barrier(*world_, rank_, inbox_); }
+    void barrier() {
+        inbox_.defer_unexpected();
+        detail::barrier(*world_, rank_, inbox_);
+    }
 
     void broadcast(int root, mutable_bytes data) {
         check_rank(root, "broadcast root");
+        inbox_.defer_unexpected();
         detail::broadcast(*world_, rank_, inbox_, root, data);
     }
 
-    void allreduce_sum(std::span<double> values) { detail::allreduce_sum(*world_, rank_, inbox_, values); }
+    void allreduce_sum(std::span<double> values) {
+        inbox_.defer_unexpected();
+        detail::allreduce_sum(*world_, rank_, inbox_, values);
+    }
 
     // ---- time, computation, failure ----
 
@@ -239,7 +258,10 @@ public:
     /// nbc/progress_thread.hpp): it keeps no per-thread state.
     static constexpr bool thread_serialized = true;
 
-    void compute(const work& w) { perform(w); }
+    void compute(const work& w) {
+        inbox_.defer_unexpected();  // computing, not receiving
+        perform(w);
+    }
 
     [[noreturn]] void abort(std::string_view message) { raise<aborted>(rank_, message); }
 
@@ -287,6 +309,7 @@ private:
     /// semantics) instead of waiting for the receive.
     void blocking_send(int dest, int tag, const_bytes data, const char* what, detail::wait_op op, bool eager, bool withdraw) {
         check_send(dest, tag, data.size(), what);
+        inbox_.defer_unexpected();
         if (eager && data.size() <= eager_) return push_inline(dest, tag, data);
         auto* m = detail::large_message::offered(rank_, tag, data);
         push_large(dest, m);
@@ -296,6 +319,7 @@ private:
     /// The nonblocking sends: inline (complete at once) or offered (complete when received).
     request start_send(int dest, int tag, const_bytes data, const char* what, bool eager) {
         check_send(dest, tag, data.size(), what);
+        inbox_.defer_unexpected();
         request r;
         r.result_ = status{dest, tag, data.size()};
         if (eager && data.size() <= eager_) {
