@@ -11,8 +11,10 @@
 // receiver tells it so at its next call that does not receive the offer (every call but a
 // receive that takes it starts by telling the senders of what it drained before), or at a look
 // of a wait that goes on, a test or probe that finds nothing: a message drained during a wait
-// that then completes stays offered for the receive that usually follows (inbox.hpp). `ssend`/`issend` never take that way out;
-// two ranks that both ssend first deadlock, and the deadlock is reported.
+// that then completes stays offered for the receive that usually follows (inbox.hpp). Every
+// 64th call drains every channel, so a receiver whose calls all complete at once still finds
+// the offer. `ssend`/`issend` never take that way out; two ranks that both ssend first
+// deadlock, and the deadlock is reported.
 //
 // What else a rank holds is in the headers beside this one: its receiving side and the
 // matching (inbox.hpp), its requests (request.hpp), how it waits (waiting.hpp), the
@@ -72,6 +74,7 @@ public:
     status recv(int source, int tag, mutable_bytes buffer) {
         check_recv(source, tag, "recv");
         status s;
+        look_around();
         const bool taken = inbox_.has_unexpected() && inbox_.take_unexpected(source, tag, buffer, s);
         inbox_.defer_unexpected();  // the offers drained before, but the one taken
         if (taken) return s;
@@ -98,6 +101,7 @@ public:
         r.owner_ = &inbox_;
         status s;
         std::size_t overflow = 0;
+        look_around();
         const bool taken = inbox_.has_unexpected() && inbox_.take_unexpected(source, tag, buffer, s, &overflow);
         inbox_.defer_unexpected();  // the offers drained before, but the one taken
         if (taken) {
@@ -125,7 +129,7 @@ public:
     }
 
     status wait(request& r) {
-        inbox_.defer_unexpected();
+        settle_offers();
         if (r.recv_) {
             detail::recv_op* op = r.recv_;
             await([&](bool all) { return inbox_.poll(op->source, all), op->done; },
@@ -144,7 +148,7 @@ public:
 
     std::optional<status> test(request& r) {
         check_stop();
-        inbox_.defer_unexpected();
+        settle_offers();
         inbox_.drain_all();
         if (r.recv_) {
             if (!r.recv_->done) return inbox_.defer_unexpected(), std::nullopt;
@@ -161,7 +165,7 @@ public:
     }
 
     void wait_all(std::span<request> requests) {
-        inbox_.defer_unexpected();
+        settle_offers();
         const auto pending = [&] {
             std::size_t n = 0;
             for (auto& r : requests)
@@ -178,7 +182,7 @@ public:
     std::optional<status> iprobe(int source, int tag) {
         check_recv(source, tag, "iprobe");
         check_stop();
-        inbox_.defer_unexpected();
+        settle_offers();
         inbox_.drain_all();
         auto found = inbox_.find_unexpected(source, tag);
         if (!found) inbox_.defer_unexpected();
@@ -226,18 +230,18 @@ public:
     // ---- collectives (collectives.hpp) ----
 
     void barrier() {
-        inbox_.defer_unexpected();
+        settle_offers();
         detail::barrier(*world_, rank_, inbox_);
     }
 
     void broadcast(int root, mutable_bytes data) {
         check_rank(root, "broadcast root");
-        inbox_.defer_unexpected();
+        settle_offers();
         detail::broadcast(*world_, rank_, inbox_, root, data);
     }
 
     void allreduce_sum(std::span<double> values) {
-        inbox_.defer_unexpected();
+        settle_offers();
         detail::allreduce_sum(*world_, rank_, inbox_, values);
     }
 
@@ -259,7 +263,7 @@ public:
     static constexpr bool thread_serialized = true;
 
     void compute(const work& w) {
-        inbox_.defer_unexpected();  // computing, not receiving
+        settle_offers();  // computing, not receiving
         perform(w);
     }
 
@@ -277,6 +281,20 @@ private:
     }
 
     void check_stop() const { detail::check_stop(*world_, rank_); }
+
+    /// At the start of every call: every 64th call drains every channel, so that a rank whose
+    /// calls all complete at their first look (receives from one rank that always find a
+    /// message) still comes upon the large offers of the others.
+    void look_around() {
+        if ((++calls_ & 63u) == 0) inbox_.drain_all();
+    }
+
+    /// At the start of every call but a receive: tells the blocking senders of the large
+    /// offers drained before that no receive is coming for them now (inbox.hpp).
+    void settle_offers() {
+        look_around();
+        inbox_.defer_unexpected();
+    }
 
     /// Returns once `ready(all)` is true (waiting.hpp). After every look that finds it false,
     /// the senders of large messages drained unexpected meanwhile are told (inbox.hpp); a
@@ -309,7 +327,7 @@ private:
     /// semantics) instead of waiting for the receive.
     void blocking_send(int dest, int tag, const_bytes data, const char* what, detail::wait_op op, bool eager, bool withdraw) {
         check_send(dest, tag, data.size(), what);
-        inbox_.defer_unexpected();
+        settle_offers();
         if (eager && data.size() <= eager_) return push_inline(dest, tag, data);
         auto* m = detail::large_message::offered(rank_, tag, data);
         push_large(dest, m);
@@ -319,7 +337,7 @@ private:
     /// The nonblocking sends: inline (complete at once) or offered (complete when received).
     request start_send(int dest, int tag, const_bytes data, const char* what, bool eager) {
         check_send(dest, tag, data.size(), what);
-        inbox_.defer_unexpected();
+        settle_offers();
         request r;
         r.result_ = status{dest, tag, data.size()};
         if (eager && data.size() <= eager_) {
@@ -379,6 +397,7 @@ private:
     std::size_t eager_;
     detail::inbox inbox_;                ///< channels to this rank, posted receives, unexpected messages
     std::vector<detail::channel*> out_;  ///< channels from this rank to every rank
+    std::uint32_t calls_ = 0;            ///< calls so far, for look_around
 };
 
 static_assert(comet::transport<transport>);
