@@ -262,10 +262,10 @@ public:
     /// nbc/progress_thread.hpp): it keeps no per-thread state.
     static constexpr bool thread_serialized = true;
 
-    void compute(const work& w) {
-        settle_offers();  // computing, not receiving
-        perform(w);
-    }
+    /// Touches none of the rank's state: a nonblocking collective's progress thread may hold
+    /// the transport meanwhile (nbc/progress_thread.hpp), so the offers drained before wait
+    /// for the rank's next call into it.
+    void compute(const work& w) { perform(w); }
 
     [[noreturn]] void abort(std::string_view message) { raise<aborted>(rank_, message); }
 
