@@ -26,6 +26,10 @@ BOOST_AUTO_TEST_CASE(transfer_time_rounds_up_exactly) {
     // No overflow for the largest message: 2^31 bytes at 1 kB/s; saturation beyond 106 days.
     BOOST_TEST(transfer_time(std::uint64_t{1} << 31, 1000) == (vtime{1} << 31) * milliseconds);
     BOOST_TEST(transfer_time(std::uint64_t{1} << 31, 1) == std::numeric_limits<vtime>::max());
+    // Either side of the largest count whose product with 10^12 fits 64 bits (the fast path).
+    BOOST_TEST(transfer_time(18'446'744, 2'800'000) == 6'588'122'857'143);
+    BOOST_TEST(transfer_time(18'446'745, 2'800'000) == 6'588'123'214'286);
+    BOOST_TEST(transfer_time(18'446'744, 3) == 6'148'914'666'666'666'667);
 }
 
 BOOST_AUTO_TEST_CASE(from_seconds_rounds_to_the_picosecond) {

@@ -71,8 +71,19 @@ protected:
     node& node_of(int r) noexcept { return nodes_[static_cast<std::size_t>(r)]; }
 
     peer_state& peer(int r, int other) {
-        auto [it, fresh] = node_of(r).peers.try_emplace(other);
+        node& n = node_of(r);
+        if (n.recent_peer[0] == other) return *n.recent_state[0];
+        if (n.recent_peer[1] == other) {
+            std::swap(n.recent_peer[0], n.recent_peer[1]);
+            std::swap(n.recent_state[0], n.recent_state[1]);
+            return *n.recent_state[0];
+        }
+        auto [it, fresh] = n.peers.try_emplace(other);
         if (fresh) it->second.credits = static_cast<std::uint32_t>(m_.eager_buffers);
+        n.recent_peer[1] = n.recent_peer[0];
+        n.recent_state[1] = n.recent_state[0];
+        n.recent_peer[0] = other;
+        n.recent_state[0] = &it->second;
         return it->second;
     }
 

@@ -68,6 +68,11 @@ struct node {
     message* unexpected_head = nullptr;
     message* unexpected_tail = nullptr;
     std::unordered_map<int, peer_state> peers;
+    // The two peers looked up last (kernel::peer): a message's path asks for the same peer
+    // several times, and a hash lookup each time was a sixth of a ping-pong's host time. The
+    // map's elements never move, so the pointers stay good.
+    int recent_peer[2] = {-1, -1};
+    peer_state* recent_state[2] = {nullptr, nullptr};
     std::vector<int> owed_to;  ///< peers with owed buffers, in the order they became owed
     std::vector<std::unique_ptr<op>> ops;
     std::vector<op*> free_ops;
