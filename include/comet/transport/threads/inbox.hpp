@@ -141,19 +141,6 @@ public:
         if (undeferred_ != 0) defer_each();
     }
 
-private:
-    [[gnu::noinline]] void defer_each() {
-        for (auto& u : unexpected_) {
-            if (!u.large || u.deferred) continue;
-            u.deferred = true;
-            auto s = large_state::offered;
-            if (u.large->state.compare_exchange_strong(s, large_state::deferred, std::memory_order_seq_cst))
-                world_->ring(u.large->source);
-        }
-        undeferred_ = 0;
-    }
-
-public:
     /// The envelope of the earliest unexpected message matching (source, tag), if any.
     std::optional<status> find_unexpected(int source, int tag) const noexcept {
         for (const auto& u : unexpected_)
@@ -190,6 +177,17 @@ public:
     }
 
 private:
+    [[gnu::noinline]] void defer_each() {
+        for (auto& u : unexpected_) {
+            if (!u.large || u.deferred) continue;
+            u.deferred = true;
+            auto s = large_state::offered;
+            if (u.large->state.compare_exchange_strong(s, large_state::deferred, std::memory_order_seq_cst))
+                world_->ring(u.large->source);
+        }
+        undeferred_ = 0;
+    }
+
     void drain_from(int source) {
         in_[static_cast<std::size_t>(source)]->drain([&](const arrival& a) { arrive(source, a); });
     }
