@@ -116,6 +116,20 @@ BOOST_AUTO_TEST_CASE(golden_a_computation_lengthened_by_every_detour_in_it) {
     BOOST_TEST(at[1].second.seconds == 0.011);
 }
 
+BOOST_AUTO_TEST_CASE(golden_a_detour_due_as_a_computation_ends_takes_the_cpu_first) {
+    // compute(99 ms) on rank 1 from 0: the detour at 0 takes it to 100 ms, the very instant the
+    // next one is due. The detour has the CPU first, as an interrupt handler beginning then
+    // does, and the rank continues at 101 ms; 99.5 ms of work end inside that detour, at 101.5 ms.
+    for (const auto& [work, ends] : {std::pair{0.099, 101 * ms}, std::pair{0.0995, 101 * ms + 500 * us}}) {
+        const auto at = run(ipsc860(1), [work](transport& inner) -> vtime {
+            comet::noisy t(inner, every_100ms_on(1));
+            comet::ops::compute(t, comet::work::busy(work));
+            return inner.clock();
+        });
+        BOOST_TEST(at[1] == ends);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(golden_a_blocked_receiver_wakes_late_only_if_its_message_came_during_a_detour) {
     BOOST_TEST(flight < 1 * ms);
     // Sent at 100 ms, the message lands during the detour of 100..101 ms: its handler begins when

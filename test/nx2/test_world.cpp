@@ -53,6 +53,33 @@ BOOST_AUTO_TEST_CASE(golden_eager_message_one_and_three_hops) {
     BOOST_TEST(C + 8 * c + h + wire(24) + I + 8 * c + R == 84'040'001);
 }
 
+BOOST_AUTO_TEST_CASE(golden_a_handler_beginning_as_a_call_ends_takes_the_cpu_first) {
+    // Rank 0 sends 64 bytes; they land on rank 1 at T = C + 64c + h + wire(H + 64), and their
+    // interrupt begins then. Rank 1 computes until T − C and then calls recv, whose C ends at T
+    // exactly. The arrival was scheduled first (the message left at C + 64c, before rank 1's
+    // call began), so the handler begins first and finds no receive posted. It has the CPU: the
+    // process continues after it, at T + I, and copies the message kept as unexpected (64c). Rank
+    // 1 answers with an empty message, which rank 0, blocked in recv, takes after I and R.
+    // The process used to continue beside the handler at T, post its receive, and miss the
+    // message the handler kept: both ranks waited for ever.
+    const vtime T = C + 64 * c + h + wire(H + 64);
+    const auto at = run(ipsc860(1), [T](transport& t) -> vtime {
+        std::vector<std::byte> b(64), none;
+        if (t.rank() == 0) {
+            t.send(1, 5, b);
+            t.recv(1, 6, none);
+        } else {
+            t.compute(comet::work::busy(to_seconds(T - C)));
+            t.recv(0, 5, b);
+            t.send(0, 6, none);
+        }
+        return t.clock();
+    });
+    const vtime received = T + I + 64 * c;
+    BOOST_TEST(at[1] == received + C);
+    BOOST_TEST(at[0] == received + C + h + wire(H) + I + R);
+}
+
 BOOST_AUTO_TEST_CASE(golden_long_message) {
     // 1000 bytes, receive posted: request (h + wire(16)), interrupt I and acknowledgement
     // (h + wire(16)), interrupt I and the data's circuit (h + wire(1016)), interrupt I at both

@@ -253,7 +253,13 @@ protected:
         n.kernel_busy = true;
         n.detour_running = false;
         n.kernel_free = now_ + cost;
-        if (n.state == app_state::charging && now_ < n.busy_until) n.busy_until += cost, n.stolen += cost;  // stolen
+        // Stolen from a charging process, also from one whose charge ends at this very instant:
+        // its resumption is due now but has not run, and the handler has the CPU first. Left to
+        // resume meanwhile, the process would run beside the handler: a receive posted then was
+        // missed by the handler of its message, which had matched before it and left the message
+        // unexpected, and both waited for ever (a train of 16 eager messages on the iPSC/860
+        // with 33.6 us interrupts).
+        if (n.state == app_state::charging && now_ <= n.busy_until) n.busy_until += cost, n.stolen += cost;
         events_.push(n.kernel_free, event_kind::handler_end, r, w);
     }
 
@@ -375,7 +381,7 @@ private:
         n.kernel_busy = true;
         n.detour_running = true;
         n.kernel_free = now_ + length;
-        if (n.state == app_state::charging && now_ < n.busy_until) n.busy_until += length;
+        if (n.state == app_state::charging && now_ <= n.busy_until) n.busy_until += length;  // as run_handler
         push_noise(n.kernel_free, event_kind::detour_end, r);
     }
 
