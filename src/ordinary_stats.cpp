@@ -9,6 +9,7 @@
 
 #include <comet/analysis/contention.ipp>
 #include <comet/analysis/delays.ipp>
+#include <comet/analysis/loggp.ipp>
 #include <comet/analysis/overlap.ipp>
 #include <comet/analysis/predict.ipp>
 #include <comet/analysis/thesis.ipp>

@@ -19,6 +19,9 @@
 #if defined(COMET_KERNELS_ECHO)
 COMET_COMPILED_INSTANCE(::comet::result_set, comet::kernels::echo, const ::comet::kernels::echo_config&)
 #endif
+#if defined(COMET_KERNELS_LOGGP)
+COMET_COMPILED_INSTANCE(::comet::result_set, comet::kernels::loggp, const ::comet::kernels::loggp_config&)
+#endif
 #if defined(COMET_KERNELS_EXCHANGE)
 COMET_COMPILED_INSTANCE(::comet::result_set, comet::kernels::pairwise, const ::comet::kernels::exchange_config&)
 #endif
