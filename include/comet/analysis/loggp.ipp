@@ -174,7 +174,7 @@ COMET_DECL loggp_parameters fit_loggp(std::span<const record> records) {
         }
     // L and G_path are one line: either below zero says the line does not hold.
     if (below_zero(out.L) || below_zero(out.G_path)) {
-        flag_estimate(out.L, out.G_path.flag.empty() ? out.L.flag : out.G_path.flag);
+        flag_estimate(out.L, out.G_path.flag);
         flag_estimate(out.G_path, out.L.flag);
     }
     return out;

@@ -2,13 +2,14 @@
 // LogGP parameters (Hoefler, Lichei and Rehm, "Low-Overhead LogGP Parameter Assessment for
 // Modern Interconnection Networks", 2007): the test node sends a train of n messages of s bytes
 // to its partner, d seconds apart, and the partner answers with one message of s bytes once it
-// has them all. PRTT(n, d, s) is the train's round trip, and three trains per size separate the
-// parameters (analysis/loggp.hpp, `fit_loggp`):
+// has them all. PRTT(n, d, s) is the train's round trip, and four round trips per size separate
+// the parameters (analysis/loggp.hpp, `fit_loggp`):
 //
-//   PRTT(1, 0, s)  one message each way: 2·(o_s(s) + L + G·s + o_r(s)), o(s) = o + O·s the CPU's;
+//   PRTT(1, 0, s)  one message each way: 2·(o_s(s) + L + G_path·s + o_r(s)), o_s(s) and o_r(s)
+//                  the two ends' CPU time, each an overhead plus a cost per byte;
 //   PRTT(n, 0, s)  the train back to back: each further message waits for the gap,
-//                  PRTT(1, 0, s) + (n − 1)·(g + G·s) (g + G·s ≥ o(s) on any network worth
-//                  modelling: the network, not the CPU, sets the pace);
+//                  PRTT(1, 0, s) + (n − 1)·(g + G·s) (where the sender's overhead is longer than
+//                  the network's gap, as on the iPSC/860, the gap shows that overhead);
 //   PRTT(n, d, s)  d apart, with d = PRTT(1, 0, s) (Netgauge's choice: longer than the gap, so
 //                  no message waits for the one before): PRTT(1, 0, s) + (n − 1)·(o_s(s) + d),
 //                  o_s the sender's part;
@@ -53,11 +54,11 @@ struct loggp_config {
     std::size_t train = 16;
 };
 
-/// The three trains' names, as the records' param `train_kind` holds them.
-inline constexpr const char* prtt_single = "1,0";     ///< PRTT(1, 0, s)
+/// The four round trips' names, as the records' param `train_kind` holds them.
+inline constexpr const char* prtt_single = "1,0";        ///< PRTT(1, 0, s)
 inline constexpr const char* prtt_back_to_back = "n,0";  ///< PRTT(n, 0, s)
-inline constexpr const char* prtt_spaced = "n,d";     ///< PRTT(n, d, s)
-inline constexpr const char* prtt_late = "late";      ///< send, compute d, receive
+inline constexpr const char* prtt_spaced = "n,d";        ///< PRTT(n, d, s)
+inline constexpr const char* prtt_late = "late";         ///< send, compute d, receive
 
 /// Runs the parametrised round trips on every rank of `t`'s group and returns, on the test
 /// node, four records per size (kernel "loggp"; params size, hops, nodes, `train_kind` as
