@@ -9,6 +9,7 @@
 #include <comet/core/types.hpp>
 
 #include <cstddef>
+#include <string>
 
 namespace comet::detail {
 
@@ -32,6 +33,16 @@ inline void check_recv(int me, int size, int source, int tag, const char* what) 
     if (source != any_source) check_peer(me, size, source, what);
     if (tag != any_tag && (tag < 0 || tag > max_tag)) [[unlikely]]
         raise<invalid_argument>(me, what, ": tag ", tag, " is outside 0..", max_tag, " (or any_tag)");
+}
+
+/// The text of the truncation_error of a receive on rank `me` for (`want_source`, `want_tag`),
+/// into `capacity` bytes, of the `size`-byte message from `source` with `tag`: the one line every
+/// transport raises.
+[[gnu::cold]] inline std::string truncated_text(int me, int want_source, int want_tag, std::size_t size, int source, int tag,
+                                               std::size_t capacity) {
+    return concat("rank ", me, ": recv from ", want_source == any_source ? "any rank" : "rank " + std::to_string(want_source),
+                  " (", want_tag == any_tag ? "any tag" : "tag " + std::to_string(want_tag), "): the ", size,
+                  "-byte message from rank ", source, " (tag ", tag, ") does not fit the ", capacity, "-byte buffer");
 }
 
 }  // namespace comet::detail

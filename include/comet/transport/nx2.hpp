@@ -510,10 +510,7 @@ private:
         const std::size_t capacity = o->buffer.size();
         world_->free_op(o);
         if (overflow)
-            throw truncation_error(comet::detail::concat(
-                "rank ", rank_, ": recv from ", want_source == any_source ? "any rank" : "rank " + std::to_string(want_source),
-                " (", want_tag == any_tag ? "any tag" : "tag " + std::to_string(want_tag), "): the ", overflow,
-                "-byte message from rank ", s.source, " (tag ", s.tag, ") does not fit the ", capacity, "-byte buffer"));
+            throw truncation_error(comet::detail::truncated_text(rank_, want_source, want_tag, overflow, s.source, s.tag, capacity));
         return s;
     }
 

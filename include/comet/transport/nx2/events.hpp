@@ -19,7 +19,8 @@
 namespace comet::nx2::detail {
 
 /// What an event is. The engine (engine.hpp) handles its own four kinds and hands every other
-/// to the model running on it (the network's, network.hpp, through NX/2's kernel.hpp).
+/// to the model running on it (the network's, network.hpp, through NX/2's kernel.hpp; or the
+/// LogGOPS machine's).
 enum class event_kind : std::uint8_t {
     // the engine's
     resume_app,    ///< a node's process continues (its charge of time ended, or it was woken)
@@ -31,6 +32,10 @@ enum class event_kind : std::uint8_t {
     net_done,      ///< a transmission's last byte arrived: channels released, data landed
     net_timeout,   ///< a header waiting for a channel gives up (retransmission option)
     net_retry,     ///< a transmission that gave up is sent again
+    // the LogGOPS model's (loggops/model.hpp); `tag`: which packet of its message
+    lg_head,       ///< a packet's first byte reaches `node`'s interface
+    lg_arrive,     ///< a packet's last byte landed at `node`
+    lg_sent,       ///< a send's last byte left `node`'s interface
 };
 
 struct event {

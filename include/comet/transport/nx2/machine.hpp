@@ -294,7 +294,9 @@ inline std::string describe(const machine& m) {
 ///   on the other: e for the contiguous side, and min(s, line) (at least e) for the strided
 ///   one, since an element far from the last costs a whole cache line — a strided column costs
 ///   (32 + 8) / (8 + 8) = 2.5 times a contiguous row of the same doubles.
-inline vtime compute_time(const machine& m, const work& w) {
+/// Any machine with these four CPU parameters (the LogGOPS machine's too, loggops/machine.hpp).
+template <class Machine>
+vtime compute_time(const Machine& m, const work& w) {
     switch (w.kind) {
     case work_kind::daxpy:
         return times(std::max(times(m.flop_time, 2), times(m.memory_per_byte, 24)), w.length);

@@ -17,6 +17,7 @@
 // Part of the threads transport (comet/transport/threads.hpp); not meant to be used on its own.
 #pragma once
 
+#include <comet/core/checks.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
 #include <comet/transport/threads/channel.hpp>
@@ -229,11 +230,7 @@ private:
     }
 
     [[gnu::cold]] std::string truncated(int want_source, int want_tag, const status& got, std::size_t capacity) const {
-        return comet::detail::concat("rank ", rank_, ": recv from ",
-                                     want_source == any_source ? "any rank" : "rank " + std::to_string(want_source), " (",
-                                     want_tag == any_tag ? "any tag" : "tag " + std::to_string(want_tag), "): the ", got.size,
-                                     "-byte message from rank ", got.source, " (tag ", got.tag, ") does not fit the ",
-                                     capacity, "-byte buffer");
+        return comet::detail::truncated_text(rank_, want_source, want_tag, got.size, got.source, got.tag, capacity);
     }
 
     world* world_;

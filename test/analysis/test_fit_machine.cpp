@@ -1,0 +1,80 @@
+// Tests of comet/analysis/fit_machine.hpp: a LogGOPS machine fitted to the round trips measured
+// on a LogGOPS machine gives it back, S where its rendezvous begins; fitted on the simulated
+// iPSC/860, S is NX/2's 100-byte eager limit; too few sizes are refused.
+#include <comet/analysis/fit_machine.hpp>
+#include <comet/kernels/loggp.hpp>
+
+#if COMET_TEST_HAS_NX2
+#include <comet/transport/loggops.hpp>
+#include <comet/transport/nx2.hpp>
+#endif
+
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+#include <vector>
+
+BOOST_AUTO_TEST_SUITE(fit_machine)
+
+namespace tt = boost::test_tools;
+
+#if COMET_TEST_HAS_NX2
+namespace {
+comet::kernels::loggp_config sizes(std::vector<std::size_t> s) {
+    comet::kernels::loggp_config c;
+    c.transfer.sizes = std::move(s);
+    c.transfer.sampling = comet::fixed_sampling(3, 10);
+    return c;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_loggops_machine_fitted_gives_itself_back) {
+    using namespace comet::loggops;
+    machine m;
+    m.L = 2 * microseconds;
+    m.o_s = 400 * nanoseconds;
+    m.o_r = 600 * nanoseconds;
+    m.O_s = 50 * picoseconds_per_byte;
+    m.O_r = 70 * picoseconds_per_byte;
+    m.g = 1 * microseconds;
+    m.G = 300 * picoseconds_per_byte;
+    m.S = 4096;
+    const auto c = sizes({0, 64, 256, 1024, 2048, 4096, 8192, 65536});
+    const auto out = run(m, [&](transport& t) { return comet::kernels::loggp(t, c); });
+    const comet::fitted_machine f = comet::fit_machine(out[0].records);
+    BOOST_TEST(f.valid());
+    BOOST_TEST(f.machine.S == 4096u);
+    const auto near = [](std::int64_t a, std::int64_t b) { return a - b <= 2 && b - a <= 2; };  // rounding
+    BOOST_TEST(near(f.machine.L, m.L));
+    BOOST_TEST(near(f.machine.o_s, m.o_s));
+    BOOST_TEST(near(f.machine.o_r, m.o_r));
+    BOOST_TEST(near(f.machine.O_s, m.O_s));
+    BOOST_TEST(near(f.machine.O_r, m.O_r));
+    BOOST_TEST(near(f.machine.g, m.g));
+    BOOST_TEST(near(f.machine.G, m.G));
+    BOOST_TEST(f.provenance().find("S = 4096 B: at 8192 B") != std::string::npos, f.provenance());
+
+    // Without a size above S, S is none and the notes say to measure larger ones.
+    const auto eager = run(m, [&](transport& t) { return comet::kernels::loggp(t, sizes({0, 64, 256, 1024})); });
+    const comet::fitted_machine e = comet::fit_machine(eager[0].records);
+    BOOST_TEST(e.machine.S == no_rendezvous);
+    BOOST_TEST(e.provenance().find("S = none") != std::string::npos, e.provenance());
+}
+
+BOOST_AUTO_TEST_CASE(on_the_ipsc860_S_is_nx2s_eager_limit) {
+    const auto c = sizes({0, 16, 32, 64, 96, 100, 128, 256, 1024});
+    const auto out = comet::nx2::run(comet::nx2::ipsc860(1), [&](comet::nx2::transport& t) { return comet::kernels::loggp(t, c); });
+    const comet::fitted_machine f = comet::fit_machine(out[0].records);
+    BOOST_TEST(f.valid());
+    BOOST_TEST(f.machine.S == 100u);
+    BOOST_TEST(f.machine.O_s == 110 * comet::loggops::nanoseconds_per_byte);  // NX/2's copy
+    BOOST_TEST(static_cast<double>(f.machine.G) == 410e6, tt::tolerance(1e-6));  // the DMA, 1 / 2,439,024 s per byte
+}
+#endif
+
+BOOST_AUTO_TEST_CASE(too_few_sizes_are_refused) {
+    std::vector<comet::record> none;
+    BOOST_CHECK_THROW(comet::fit_machine(none), comet::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
