@@ -16,6 +16,8 @@
 #include <comet/kernels/exchange.hpp>
 #include <comet/transport/nx2.hpp>
 
+#include "child.hpp"
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,43 +73,6 @@ double suite_on_128(std::uint64_t& messages) {
     return seconds_since(t0);
 }
 
-struct child_result {
-    double seconds = 0;
-    double max_rss_mib = 0;
-    double value = 0;
-};
-
-/// Runs `body` (returning a double) in a child process: host seconds, the child's own peak
-/// memory, and what it returned.
-template <class Body>
-child_result in_child(Body body) {
-    int fd[2];
-    if (pipe(fd) != 0) std::exit(1);
-    const pid_t child = fork();
-    if (child == 0) {
-        close(fd[0]);
-        child_result r;
-        const auto t0 = clock_type::now();
-        r.value = body();
-        r.seconds = seconds_since(t0);
-        if (write(fd[1], &r, sizeof r) != static_cast<ssize_t>(sizeof r)) _exit(1);
-        _exit(0);
-    }
-    close(fd[1]);
-    child_result r;
-    const bool got = read(fd[0], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
-    close(fd[0]);
-    int status = 0;
-    rusage u{};
-    wait4(child, &status, 0, &u);
-    if (!got) {
-        std::printf("  a child run failed (status %d)\n", status);
-        return {};
-    }
-    r.max_rss_mib = static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux: kilobytes
-    return r;
-}
-
 /// gdsum of one double on 4096 ranks: the sum every rank gets.
 double global_sum_4096() {
     const auto sums = comet::nx2::run(
@@ -144,13 +109,13 @@ int main() {
                 verdict(rate >= 1e6));
     std::printf("  %-58s %14.3f\n", "  (virtual seconds those 2000000 messages took)", vsec);
 
-    const child_result g = in_child(global_sum_4096);
+    const bench::child_result g = bench::in_child(global_sum_4096);
     std::printf("  %-58s %14.3f   target <= 10 s     %s\n", "gdsum on 4096 ranks: seconds", g.seconds, verdict(g.seconds <= 10));
     std::printf("  %-58s %14.1f   target < 1024 MiB  %s\n", "gdsum on 4096 ranks: peak memory [MiB]", g.max_rss_mib,
                 verdict(g.max_rss_mib < 1024));
     if (g.value != 4096.0) std::printf("  gdsum gave %g, not 4096\n", g.value);
 
-    const child_result b = in_child(barriers_on_65536);
+    const bench::child_result b = bench::in_child(barriers_on_65536);
     std::printf("  %-58s %14.3f   target <= 60 s     %s\n", "10 barriers on 65536 ranks: seconds", b.seconds, verdict(b.seconds <= 60));
     std::printf("  %-58s %14.1f   target <= 4096 MiB %s\n", "10 barriers on 65536 ranks: peak memory [MiB]", b.max_rss_mib,
                 verdict(b.max_rss_mib <= 4096));

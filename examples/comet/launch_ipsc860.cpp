@@ -16,8 +16,7 @@
 #include "program.hpp"
 
 #ifdef COMET_HAVE_NX2
-#include "progress.hpp"
-#include "stopping.hpp"
+#include "simulated.hpp"
 
 #include <comet/topology/hypercube.hpp>
 #include <comet/transport/nx2.hpp>
@@ -145,74 +144,30 @@ comet::nx2::machine machine_for(const launch_config& c, int nodes) {
 outcome launch_ipsc860(const settings& s) {
     const std::vector<int> groups = s.nodes.empty() ? std::vector<int>{16} : s.nodes;
     const launch_config config = parse_settings(s);
-    std::vector<comet::nx2::machine> machines;
+    std::vector<comet::nx2::machine> machines;  // every group's, checked before anything runs
     for (int p : groups) machines.push_back(machine_for(config, p));
-    check_test_node(s, groups);
-    check_matrix_lines(s, groups);
-
-    std::size_t points = 0;
-    for (int p : groups) points += comet::suite_points(s.suite, p);
-    progress bar(points);
-    comet::suite_config cfg = s.suite;
-    if (!s.sampling_given && s.noise.empty()) {
-        // The thesis' method unless told otherwise: repeat loops of 1000 operations
-        // (max_times), whose per-iteration time is the pipelined, steady-state figure the
-        // thesis' tables hold; a loop calibrated to 200 µs of virtual time would hold a few
-        // operations and read nearer their single-shot latency. Virtual time has no noise, so
-        // three samples say all there is (their interval of the median is then null: too few).
-        // With --noise it has: the engine's own sampling then (short samples, at least 15, each
-        // one a disturbance hit kept out of the figures), which the context names.
-        cfg.sampling->iterations = 1000;
-        cfg.sampling->min_samples = cfg.sampling->max_samples = 3;
-    }
-    const int test_node = cfg.transfer.test_node;
-    cfg.on_point = [&bar](const comet::record& r) { bar.point(r); };
-    run_log log;
-    log.attach(cfg);
-    outcome base;
-    base.ctx = comet::make_context(s.transport, groups.back());
-    base.ctx.machine = {};
-    base.groups = groups;
-    base.deterministic = true;
-    const second_signal_writes on_second(s, log, std::move(base));
-
-    outcome o;
-    comet::nx2::node_counters total;
-    comet::nx2::vtime virtual_time = 0;
-    for (const auto& m : machines) {
+    std::uint64_t retransmissions = 0;
+    simulated_totals totals;
+    // The thesis' method unless told otherwise (run_simulated): a loop calibrated to 200 µs of
+    // virtual time would hold a few operations and read nearer their single-shot latency.
+    outcome o = run_simulated(s, groups, totals, [&](int p, const comet::suite_config& cfg, simulated_totals& sum) {
         comet::nx2::run_statistics stats;
-        log.next_group();
-        try {
-            auto per_rank = comet::nx2::run(
-                m, [&](comet::nx2::transport& t) { return with_noise(t, s.noise, [&](auto& u) { return comet::run_suite(u, cfg); }); },
-                {.stack_size = config.stack, .statistics = &stats});
-            o.results.append(per_rank.at(static_cast<std::size_t>(test_node)));
-            log.keep(o.results);
-        } catch (const std::exception&) {
-            log.stopped(o, std::current_exception());
-            break;
-        }
-        total += stats.total();
-        virtual_time += stats.end_time;
-    }
-    o.ctx = comet::make_context(s.transport, groups.back());
+        auto per_rank = comet::nx2::run(
+            machine_for(config, p),
+            [&](comet::nx2::transport& t) { return with_noise(t, s.noise, [&](auto& u) { return comet::run_suite(u, cfg); }); },
+            {.stack_size = config.stack, .statistics = &stats});
+        sum.virtual_picoseconds += stats.end_time;
+        sum.messages += stats.total().messages_sent;
+        retransmissions += stats.total().retransmissions;
+        return std::move(per_rank.at(static_cast<std::size_t>(cfg.transfer.test_node)));
+    });
     // Virtual time does not depend on the host: its CPU, caches, clock speed and load stay out
     // of the report (as its name and the date do), and so do the notes they would raise. The
     // build and what the simulated transport offers stay: they are the same on every host.
-    o.ctx.machine = {};
     o.ctx.transport_capabilities = comet::describe_capabilities<comet::nx2::transport>();
     o.ctx.extra.emplace_back("machine", comet::nx2::describe(machines.back()));
-    if (groups.size() > 1) {
-        std::string list;
-        for (int p : groups) list += (list.empty() ? "" : ",") + std::to_string(p);
-        o.ctx.extra.emplace_back("node_counts", list);
-    }
-    for (const auto& [key, value] : s.transport_options) o.ctx.extra.emplace_back(key, value);
-    if (!s.noise.empty()) o.ctx.extra.emplace_back("noise", describe(s.noise));
-    o.ctx.extra.emplace_back("virtual_seconds", comet::nx2::detail::fixed(virtual_time, 12));
-    o.ctx.extra.emplace_back("simulated_messages", std::to_string(total.messages_sent));
-    if (config.base.retry_timeout > 0) o.ctx.extra.emplace_back("retransmissions", std::to_string(total.retransmissions));
-    o.groups = groups;
+    add_simulated_context(o, s, totals, comet::nx2::detail::fixed(totals.virtual_picoseconds, 12));
+    if (config.base.retry_timeout > 0) o.ctx.extra.emplace_back("retransmissions", std::to_string(retransmissions));
     // Where the protocol changes: NX/2's 100 bytes (thesis 4.2, 5.1); on the iPSC/1, a message
     // of more than one 1 KB packet.
     o.break_size = static_cast<double>((s.transport == "ipsc1" ? comet::nx2::ipsc1() : comet::nx2::ipsc860()).eager_limit);
@@ -222,8 +177,6 @@ outcome launch_ipsc860(const settings& s) {
     o.compare_with_thesis = s.transport == "ipsc860" && std::any_of(s.suite.kernels.begin(), s.suite.kernels.end(), [&](const std::string& k) {
         return std::find(comet_kernels.begin(), comet_kernels.end(), k) != comet_kernels.end();
     });
-    o.deterministic = true;
-    o.sampling = cfg.sampling;
     return o;
 }
 

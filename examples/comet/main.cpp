@@ -14,6 +14,8 @@
 //         [--n1 N1] [--n2 N2]                                                   (seed 001, commtest)
 //         [--pipeline N] [--patience N]                        (seed 002: collectives, sync, nbc)
 //   comet compare A B [--alpha 0.01] [--threshold 0.10]
+//   comet fit-machine RUN [--out FILE]      the LogGOPS machine of RUN's loggp records (docs/loggops.md)
+//   comet --transport loggops --machine FILE [--nodes P,...]   the suite on that machine
 //
 // Prints the tables (with the fitted start-up and per-byte times and the other analyses) and,
 // with --out, writes DIR/results.json, DIR/gbench.json (Google Benchmark's format),
@@ -32,6 +34,8 @@
 #include "report.hpp"
 #include "stopping.hpp"
 
+#include <comet/analysis/fit_machine.hpp>
+#include <comet/report/files.hpp>
 #include <comet/report/json_read.hpp>
 #include <comet/stats/compare.hpp>
 
@@ -103,9 +107,68 @@ int compare(int argc, char** argv) {
     return comet_program::write_comparison(std::cout, c, paths[0], read[0], paths[1], read[1]) ? 1 : 0;
 }
 
+/// comet fit-machine RUN [--out FILE]: the LogGOPS machine fitted to the loggp records of RUN (a
+/// results.json or a report folder; on its largest group), written to FILE or to the standard
+/// output, with each parameter's error and what it came from (docs/loggops.md).
+int fit_machine(int argc, char** argv) {
+    po::options_description desc("comet fit-machine RUN: the LogGOPS machine of RUN's loggp records (a results.json or a report folder)");
+    desc.add_options()("help,h", "show this help")("out,o", po::value<std::string>(), "write the machine file here (default: the standard output)");
+    po::options_description runs;
+    runs.add_options()("run", po::value<std::vector<std::string>>());
+    po::options_description all;
+    all.add(desc).add(runs);
+    po::positional_options_description positional;
+    positional.add("run", -1);
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc - 1, argv + 1).options(all).positional(positional).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw usage_error(std::string("fit-machine: ") + e.what());
+    }
+    if (vm.count("help")) {
+        std::cout << "usage: comet fit-machine RUN [--out FILE]\n" << desc << '\n';
+        return 0;
+    }
+    const auto files = vm.count("run") ? vm["run"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    if (files.size() != 1)
+        throw usage_error("fit-machine: give one run (a results.json or a report folder measured with --kernels loggp); got " +
+                          std::to_string(files.size()));
+    std::error_code ec;
+    const std::string path =
+        std::filesystem::is_directory(files[0], ec) ? (std::filesystem::path(files[0]) / "results.json").string() : files[0];
+    const comet::results_file run = comet::read_results_file(path);
+    // The largest group's records: the round trips between the test node and its partner there.
+    std::int64_t largest = 0;
+    for (const comet::record* r : run.results.of("loggp")) largest = std::max(largest, r->params.integer("nodes").value_or(0));
+    std::vector<comet::record> records;
+    for (const comet::record* r : run.results.of("loggp"))
+        if (r->params.integer("nodes").value_or(0) == largest) records.push_back(*r);
+    if (records.empty()) throw usage_error("fit-machine: " + path + " holds no loggp records (measure with --kernels loggp)");
+    const comet::fitted_machine f = comet::fit_machine(records);
+    const std::string notes = "from " + path + "\n" + f.provenance();
+    if (!vm.count("out")) {
+        comet::loggops::write_machine(std::cout, f.machine, f.errors, notes);
+    } else {
+        const std::string out = vm["out"].as<std::string>();
+        comet::write_file_atomically(out, [&](std::ostream& os) { comet::loggops::write_machine(os, f.machine, f.errors, notes); });
+        std::cerr << "comet: wrote " << out << " (" << comet::loggops::describe(f.machine) << ")\n";
+    }
+    if (!f.valid()) std::cerr << "comet: some parameters are flagged; the file's notes say which and why\n";
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1 && std::string(argv[1]) == "fit-machine") {
+        try {
+            return fit_machine(argc, argv);
+        } catch (const std::exception& e) {  // every failure here is bad input
+            std::cerr << "comet: " << e.what() << '\n';
+            return 2;
+        }
+    }
     if (argc > 1 && std::string(argv[1]) == "compare") {
         try {
             return compare(argc, argv);
@@ -126,6 +189,7 @@ int main(int argc, char** argv) {
         comet_program::interrupts::instance().watch();
         comet_program::outcome o = s.transport == "mpi"                                 ? comet_program::launch_mpi(s)
                                    : s.transport == "ipsc860" || s.transport == "ipsc1" ? comet_program::launch_ipsc860(s)
+                                   : s.transport == "loggops"                           ? comet_program::launch_loggops(s)
                                                                                         : comet_program::launch_threads(s);
         if (o.stopped && o.failure && o.results.records.empty()) std::rethrow_exception(o.failure);  // nothing to keep
         const std::optional<comet::stop_note> stopped = o.stopped;

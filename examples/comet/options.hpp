@@ -38,6 +38,7 @@ namespace po = boost::program_options;
 inline int max_nodes(const std::string& transport) {
     if (transport == "threads") return 4096;
     if (transport == "ipsc860" || transport == "ipsc1") return 1 << 14;
+    if (transport == "loggops") return 1 << 24;
     return 1 << 20;
 }
 
@@ -169,13 +170,16 @@ inline settings parse_command_line(int argc, char** argv) {
     po::options_description general("every kernel");
     general.add_options()("help,h", "show this help")(
         "transport", po::value<std::string>()->default_value("threads"),
-        "threads | mpi | ipsc860 | ipsc1 (the simulated iPSC/860 of the CoMet thesis, or the iPSC/1 of the NIST study)")(
+        "threads | mpi | ipsc860 | ipsc1 (the simulated iPSC/860 of the CoMet thesis, or the iPSC/1 of the NIST study) | loggops (a "
+        "LogGOPS machine: --machine FILE)")(
+        "machine", po::value<std::string>(), "--transport loggops: the machine file (comet fit-machine writes one; docs/loggops.md)")(
         "nodes", po::value<std::string>(),
-        "ranks, or a list of group sizes run in turn (threads: 2; ipsc860, ipsc1: 16; mpi: the job size)")(
+        "ranks, or a list of group sizes run in turn (threads, loggops: 2; ipsc860, ipsc1: 16; mpi: the job size)")(
         "kernels", po::value<std::string>()->default_value("all"),
         "comma-separated kernels, or all (the thesis' twelve; the other seeds' kernels run when named)")(
         "sizes", po::value<std::string>(),
-        "comma-separated message sizes in bytes: echo, pairwise, broadcast, contention, collectives, nbc (default: 0 .. 8192)")(
+        "comma-separated message sizes in bytes: echo, pairwise, broadcast, contention, collectives, nbc, loggp (default: 0 .. 8192; "
+        "loggp: 0 .. 1024)")(
         "hops", po::value<std::string>(), "comma-separated hop distances (default: every distance the nodes allow)")(
         "reps", po::value<std::string>(), "iterations per sample, fixed (the thesis' max_times; default: calibrated to the clock)")(
         "samples", po::value<std::string>(), "samples per point at least (default 15)")(
@@ -282,6 +286,7 @@ inline settings parse_command_line(int argc, char** argv) {
     if (vm.count("help")) {
         std::ostringstream help;
         help << "usage: comet [options]\n       comet compare A B [--alpha 0.01] [--threshold 0.10]   (comet compare --help)\n"
+             << "       comet fit-machine RUN [--out FILE]   (a LogGOPS machine from RUN's loggp records; comet fit-machine --help)\n"
              << desc << '\n';
         s.help = help.str();
         return s;
@@ -289,8 +294,13 @@ inline settings parse_command_line(int argc, char** argv) {
     s.argc = argc;
     s.argv = argv;
     s.transport = vm["transport"].as<std::string>();
-    if (s.transport != "threads" && s.transport != "mpi" && s.transport != "ipsc860" && s.transport != "ipsc1")
-        throw usage_error("--transport: unknown transport '" + s.transport + "' (known: threads, mpi, ipsc860, ipsc1)");
+    if (s.transport != "threads" && s.transport != "mpi" && s.transport != "ipsc860" && s.transport != "ipsc1" && s.transport != "loggops")
+        throw usage_error("--transport: unknown transport '" + s.transport + "' (known: threads, mpi, ipsc860, ipsc1, loggops)");
+    if (vm.count("machine")) {
+        if (s.transport != "loggops")
+            throw usage_error("--machine: a machine file is for --transport loggops, not " + s.transport);
+        s.machine_file = vm["machine"].as<std::string>();
+    }
     if (vm.count("nodes")) {
         s.nodes = integers<int>("nodes", vm["nodes"].as<std::string>(), 1, max_nodes(s.transport), "group size");
     }
@@ -317,7 +327,7 @@ inline settings parse_command_line(int argc, char** argv) {
     if (vm.count("sizes")) {
         c.transfer.sizes =
             integers<std::size_t>("sizes", vm["sizes"].as<std::string>(), 0, static_cast<long long>(comet::max_message_size), "size");
-        c.broadcast.sizes = c.contention.sizes = c.transfer.sizes;
+        c.broadcast.sizes = c.contention.sizes = c.loggp.transfer.sizes = c.transfer.sizes;
     }
     if (vm.count("matrix-dims")) {
         c.matrix.dims = integers<int>("matrix-dims", vm["matrix-dims"].as<std::string>(), 1, comet::kernels::matrix_max_dim, "dimension");
@@ -419,7 +429,7 @@ inline settings parse_command_line(int argc, char** argv) {
     s.sampling_given = vm.count("reps") || vm.count("samples") || vm.count("max-samples");
     if (vm.count("rounds")) {
         s.rounds = static_cast<int>(integer("rounds", vm["rounds"].as<std::string>(), 1, 1000));
-        if (s.rounds > 1 && (s.transport == "ipsc860" || s.transport == "ipsc1"))
+        if (s.rounds > 1 && (s.transport == "ipsc860" || s.transport == "ipsc1" || s.transport == "loggops"))
             throw usage_error("--rounds " + std::to_string(s.rounds) + ": the simulated " + s.transport +
                               " is deterministic, every round would measure the same; leave --rounds out");
     }
@@ -427,6 +437,7 @@ inline settings parse_command_line(int argc, char** argv) {
         const int n = static_cast<int>(integer("test-node", vm["test-node"].as<std::string>(), 0, max_nodes(s.transport) - 1));
         c.transfer.test_node = c.broadcast.test_node = c.global_sum.test_node = c.barrier.test_node = n;
         c.contention.test_node = c.overlap.test_node = c.matrix.test_node = c.commtest.test_node = n;
+        c.loggp.transfer.test_node = n;
     }
     if (vm.count("protocols")) c.commtest.protocols = protocols(vm["protocols"].as<std::string>());
     if (vm.count("volumes")) {
@@ -480,7 +491,7 @@ inline settings parse_command_line(int argc, char** argv) {
         if (modes.size() == 1) c.commtest_caches.clear();
     }
     if (vm.count("noise")) {
-        if (s.transport == "mpi") throw usage_error("--noise: MPI runs on a real machine with its own noise; --noise is for threads, ipsc860 and ipsc1");
+        if (s.transport == "mpi") throw usage_error("--noise: MPI runs on a real machine with its own noise; --noise is for threads, ipsc860, ipsc1 and loggops");
         for (const auto& spec : vm["noise"].as<std::vector<std::string>>()) s.noise.push_back(noise_source(spec));
     }
     if (vm.count("buffer")) {

@@ -48,6 +48,9 @@ struct settings {
     /// --set key=value, in order: settings of the chosen transport (e.g. the simulated
     /// machine's parameters), for its launch to interpret.
     std::vector<std::pair<std::string, std::string>> transport_options;
+    /// --machine FILE: the LogGOPS machine of --transport loggops (docs/loggops.md); empty: the
+    /// library's preset.
+    std::string machine_file;
     /// --noise: detours the launch puts on the ranks (comet::noisy), none when empty.
     comet::noise noise;
     /// --n1, --n2: the message counts COMMTEST's a is computed from, when given (unset: the
@@ -189,5 +192,7 @@ outcome launch_threads(const settings& s);
 outcome launch_mpi(const settings& s);
 /// The simulator, with the machine --transport names: ipsc860 or ipsc1.
 outcome launch_ipsc860(const settings& s);
+/// A LogGOPS machine (--machine FILE).
+outcome launch_loggops(const settings& s);
 
 }  // namespace comet_program

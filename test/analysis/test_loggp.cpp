@@ -40,8 +40,9 @@ struct network {
         std::vector<comet::record> out;
         const auto add = [&](const char* kind, std::int64_t size, double t, std::optional<double> delay) {
             comet::params p{{"size", size}, {"hops", std::int64_t{1}}, {"nodes", std::int64_t{2}}, {"train_kind", kind}, {"train", n}};
-            if (delay) p.set("delay", *delay);
-            out.push_back(rec("loggp", p, {t, t, t}));
+            comet::record r = rec("loggp", p, {t, t, t});
+            if (delay) r.values.set("delay", *delay);
+            out.push_back(std::move(r));
         };
         for (auto size : sizes) add("1,0", size, single(static_cast<double>(size)), {});
         for (auto size : sizes) add("n,0", size, back_to_back(static_cast<double>(size)), {});

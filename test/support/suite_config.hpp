@@ -10,10 +10,12 @@
 namespace comet_test {
 
 /// Every kernel (CoMet's, COMMTEST with all 21 protocols, sync, the windowed collectives, the
-/// nonblocking ones and NIST's applications), with few sizes, short loops and short runs.
+/// nonblocking ones, NIST's applications and Netgauge's round trips), with few sizes, short loops
+/// and short runs.
 inline comet::suite_config whole_suite_small() {
     comet::suite_config cfg;
-    cfg.kernels.insert(cfg.kernels.end(), {"commtest", "sync", "collectives", "nbc", "ring", "rc", "mesh"});
+    cfg.kernels.insert(cfg.kernels.end(), {"commtest", "sync", "collectives", "nbc", "ring", "rc", "mesh", "loggp"});
+    cfg.loggp.transfer = {.sizes = {0, 64, 256}, .sampling = comet::fixed_sampling(3, 5)};
     cfg.nist.dilations = {1, 2};
     cfg.nist.ring = [](comet::kernels::nist::setting s) {
         auto c = comet::kernels::nist::ring_setting(s);

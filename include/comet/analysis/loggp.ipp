@@ -112,8 +112,8 @@ COMET_DECL loggp_parameters fit_loggp(std::span<const record> records) {
         }
         const double a = statistic_of(*t.single, statistic::median), b = statistic_of(*t.back_to_back, statistic::median),
                      c = statistic_of(*t.spaced, statistic::median), e = statistic_of(*t.late, statistic::median);
-        const double d = t.spaced->params.number("delay").value_or(std::nan(""));
-        const double dl = t.late->params.number("delay").value_or(std::nan(""));
+        const double d = t.spaced->values.number("delay").value_or(std::nan(""));
+        const double dl = t.late->values.number("delay").value_or(std::nan(""));
         if (!std::isfinite(d) || !std::isfinite(dl)) {
             out.notes.push_back("size " + std::to_string(size) + " B left out: a spaced or late round trip without its delay");
             continue;

@@ -62,7 +62,8 @@ inline constexpr const char* prtt_late = "late";         ///< send, compute d, r
 
 /// Runs the parametrised round trips on every rank of `t`'s group and returns, on the test
 /// node, four records per size (kernel "loggp"; params size, hops, nodes, `train_kind` as
-/// above, `train` = n, and for "n,d" and "late" `delay` = d in seconds): samples = a train's
+/// above, `train` = n; for "n,d" and "late" the value `delay` = d in seconds, a measurement of
+/// this run's and so not part of the point): samples = a train's
 /// whole round trip in seconds, loop overhead subtracted. Other ranks return an empty set. The
 /// spaced and late trains run last, with d = the median of their size's single round trip
 /// (late: twice it), which the test node shares; a size without one takes the longest of the
@@ -159,11 +160,31 @@ result_set loggp(T& t, const loggp_config& cfg = {}) {
             recv(partner, message);
         },
         answer, detail::concurrent_pattern::echo, {}, more(prtt_late));
+    // A delay read from a single round trip that must not be read at face value (its samples
+    // disagree, or it has none) says so on the records that used it: the delay and, since every
+    // sample includes it, their statistics are flagged with that reason.
+    const auto delay_flag = [&](std::size_t size) -> std::string {
+        for (std::size_t i = 0; i < sizes && i < out.records.size(); ++i) {
+            if (tc.sizes[i] != size) continue;
+            const record& single = out.records[i];
+            if (!std::isfinite(statistic_of(single, statistic::median)))
+                return "PRTT(1,0, " + std::to_string(size) + " B) has no median: the longest of the other sizes' is used";
+            const assessment a = assess(single);
+            for (const char* what : {"point", "statistics", "median"})
+                if (const flag* f = find_flag(a.flags, what)) return "from a flagged median: PRTT(1,0, " + std::to_string(size) + " B): " + f->why;
+        }
+        return {};
+    };
     for (auto& r : back.records) out.records.push_back(std::move(r));
     for (auto* set : {&spaced, &late})
         for (auto& r : set->records) {
-            const double d = delay_of(static_cast<std::size_t>(r.params.integer("size").value_or(0)));
-            r.params.set("delay", set == &late ? 2 * d : d);
+            const auto size = static_cast<std::size_t>(r.params.integer("size").value_or(0));
+            const double d = delay_of(size);
+            r.values.set("delay", set == &late ? 2 * d : d);
+            if (const std::string why = delay_flag(size); !why.empty()) {
+                add_flag(r, "delay", why);
+                add_flag(r, "statistics", "its delay is not to be read at face value: " + why);  // the samples include it
+            }
             out.records.push_back(std::move(r));
         }
     return out;

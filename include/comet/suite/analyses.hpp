@@ -13,6 +13,7 @@
 
 #include <comet/analysis/contention.hpp>
 #include <comet/analysis/delays.hpp>
+#include <comet/analysis/fit_machine.hpp>
 #include <comet/analysis/overlap.hpp>
 #include <comet/core/errors.hpp>
 #include <comet/report/report.hpp>
@@ -65,6 +66,10 @@ COMET_DECL kernel_analysis slowdown_under_load();
 
 /// Synchronous against asynchronous exchange with computation (overlap).
 COMET_DECL kernel_analysis gain_from_overlap();
+
+/// The LogGOPS machine fitted to Netgauge's round trips (loggp; analysis/fit_machine.hpp), on the
+/// largest group measured, as a note naming every parameter and S; its flags as notes too.
+COMET_DECL kernel_analysis machine_fit();
 
 /// COMMTEST's statistics (stats/commtest.hpp) of every experiment of the kernel: a, b, latency,
 /// bandwidths and the model's error, with N1 = 512 and N2 = 1024. Read from each point's least

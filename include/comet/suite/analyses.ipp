@@ -43,6 +43,21 @@ COMET_DECL kernel_analysis transfer_fits() {
     };
 }
 
+COMET_DECL kernel_analysis machine_fit() {
+    return [](report& r, const kernel_descriptor& d, const analysis_options&) {
+        const result_set at = detail::largest_group(r.results, d.name);
+        if (at.empty()) return;
+        try {
+            const fitted_machine f = fit_machine(at.records);
+            r.notes.push_back("LogGOPS machine fitted to " + d.name + " (comet fit-machine writes its file): " +
+                              loggops::describe(f.machine));
+            for (const auto& n : f.notes) r.notes.push_back(d.name + ": " + n);
+        } catch (const invalid_argument& e) {
+            r.notes.push_back("no LogGOPS machine fitted to " + d.name + ": " + e.what());
+        }
+    };
+}
+
 COMET_DECL kernel_analysis log_p() {
     return [](report& r, const kernel_descriptor& d, const analysis_options&) {
         if (r.results.of(d.name).empty()) return;

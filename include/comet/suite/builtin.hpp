@@ -16,6 +16,7 @@
 #include <comet/kernels/contention.hpp>
 #include <comet/kernels/echo.hpp>
 #include <comet/kernels/exchange.hpp>
+#include <comet/kernels/loggp.hpp>
 #include <comet/kernels/matrix/matrix.hpp>
 #include <comet/kernels/nbc.hpp>
 #include <comet/kernels/overlap.hpp>
@@ -81,6 +82,8 @@ COMET_DECL kernel_descriptor sync_descriptor();
 COMET_DECL kernel_descriptor collectives_descriptor();
 /// The descriptor of nbc_kernel().
 COMET_DECL kernel_descriptor nbc_descriptor();
+/// The descriptor of loggp_kernel().
+COMET_DECL kernel_descriptor loggp_descriptor();
 /// The descriptor of nist_kernel().
 COMET_DECL kernel_descriptor nist_descriptor(kernels::nist::application app);
 
@@ -239,6 +242,19 @@ inline auto nbc_kernel() {
                   }});
 }
 
+/// Netgauge's parametrised round trips between the test node and its partner (kernels/loggp.hpp):
+/// four records a size, from which the analysis fits a LogGOPS machine (analysis/fit_machine.hpp)
+/// and `comet fit-machine` writes its file. Its records describe one run (the spaced train's
+/// spacing and the late receive's delay are that run's single round trip), so it runs in the
+/// first of several rounds only.
+inline auto loggp_kernel() {
+    return describing_one_run(kernel{detail::builtin::loggp_descriptor(), [](auto& t, const suite_run& r) {
+                                         kernels::loggp_config c = r.config.loggp;
+                                         c.transfer = r.config.configured(c.transfer);
+                                         return kernels::loggp(t, c);
+                                     }});
+}
+
 /// One of NIST's synthetic applications under time dilation (seed 003): a record per setting
 /// and dilation factor with the service states (tables A1–A6). Plots: E_D and the speedup
 /// E_1 / E_D against D, a curve per setting (figure 7), and per setting E_D, U_D, L_D, P_D and
@@ -251,7 +267,7 @@ inline auto nist_kernel(kernels::nist::application app) {
 }
 
 /// Every kernel of the suite: CoMet's in the thesis' order (the order of `implemented_kernels`),
-/// then the other seeds'.
+/// then the other seeds', then Netgauge's round trips (loggp).
 inline const auto& builtin_kernels() {
     static const auto all =
         std::tuple{echo_kernel(),         pairwise_kernel(),      broadcast_kernel(),     global_sum_kernel(),
@@ -259,7 +275,7 @@ inline const auto& builtin_kernels() {
                    shift_matrix_kernel(), transpose_kernel(),     row_broadcast_kernel(), col_broadcast_kernel(),
                    commtest_kernel(),       sync_kernel(),          collectives_kernel(),   nbc_kernel(),
                    nist_kernel(kernels::nist::application::ring), nist_kernel(kernels::nist::application::rc),
-                   nist_kernel(kernels::nist::application::mesh)};
+                   nist_kernel(kernels::nist::application::mesh), loggp_kernel()};
     return all;
 }
 

@@ -309,6 +309,13 @@ COMET_DECL kernel_descriptor collectives_descriptor() {
                                                .log_base_x = 2}}};
 }
 
+COMET_DECL kernel_descriptor loggp_descriptor() {
+    return kernel_descriptor{.name = "loggp",
+                             .min_ranks = 2,
+                             .points = [](const suite_config& c, int) { return 4 * c.loggp.transfer.sizes.size(); },
+                             .analyses = {analyses::machine_fit()}};
+}
+
 COMET_DECL kernel_descriptor nbc_descriptor() {
     const auto overhead = [](std::string method, std::string title) {
         return plot_description{.name = "nbc_overhead_" + method,

@@ -12,6 +12,7 @@
 #include <comet/kernels/collectives.hpp>
 #include <comet/kernels/commtest/commtest.hpp>
 #include <comet/kernels/contention.hpp>
+#include <comet/kernels/loggp.hpp>
 #include <comet/kernels/overlap.hpp>
 #include <comet/kernels/matrix/kernel.hpp>
 #include <comet/kernels/nbc.hpp>
@@ -63,6 +64,9 @@ struct suite_config {
     /// Nonblocking collectives: blocking time, time- and work-based overhead, progression (seed
     /// 002, section 4). Its own measurement scheme: `sampling` does not apply.
     kernels::nbc_config nbc = {};
+    /// Netgauge's parametrised round trips, from which `comet fit-machine` fits a LogGOPS
+    /// machine (kernels/loggp.hpp, docs/loggops.md). Its `transfer` block samples as echo does.
+    kernels::loggp_config loggp = {};
     /// NIST's synthetic applications (ring, rc, mesh) under time dilation, their service states
     /// (seed 003). Each run is one sample: `sampling` does not apply.
     kernels::nist::study_config nist = {};
