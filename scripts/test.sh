@@ -45,14 +45,15 @@ step "AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests"
 # reads it after the caller let it go), which AddressSanitizer rightly stops. It runs in the
 # optimised build.
 cmake -S . -B "$root/asan" "${sanitized[@]}" \
-  -DCOMET_TEST_AREAS="core;stats;timing;topology;algorithms;ops;nbc;transport;kernels;analysis;report;suite;nx2" \
+  -DCOMET_TEST_AREAS="core;stats;timing;topology;algorithms;ops;nbc;transport;kernels;analysis;report;suite;nx2;loggops" \
   -DCMAKE_CXX_FLAGS="-Og -g1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cmake --build "$root/asan" -j "$jobs"
 ctest --no-tests=error --test-dir "$root/asan" --output-on-failure -j "$jobs" -L unit
 
 step "ThreadSanitizer: the unit tests of the areas that run ranks as threads"
-# core, stats, topology, analysis and report run on one thread, and so do the simulator's own
-# tests (nx2): its nodes are fibers of one thread, nothing there can race. Its fiber switches,
+# core, stats, topology, analysis and report run on one thread, and so do the tests of the
+# machines on the simulator's engine (nx2, loggops): their nodes are fibers of one thread,
+# nothing there can race. Its fiber switches,
 # annotated for ThreadSanitizer, still run under it in the nbc and suite tests on the simulator.
 # The kernels run on threads there too, every one of them in the suite's tests: their own area
 # (kernels) is left to the AddressSanitizer build.

@@ -19,7 +19,7 @@
 #include "simulated.hpp"
 
 #include <comet/topology/hypercube.hpp>
-#include <comet/transport/nx2.hpp>
+#include <comet/compiled/nx2.hpp>  // the transport; linking the compiled part, its kernels declared
 
 #include <algorithm>
 #include <bit>

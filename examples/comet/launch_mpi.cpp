@@ -13,7 +13,7 @@
 #include "report.hpp"
 #include "stopping.hpp"
 
-#include <comet/transport/mpi.hpp>
+#include <comet/compiled/mpi.hpp>  // the transport; linking the compiled part, its kernels declared
 #endif
 
 #include <algorithm>

@@ -11,7 +11,7 @@
 #include "stopping.hpp"
 
 #include <comet/suite/suite.hpp>
-#include <comet/transport/threads.hpp>
+#include <comet/compiled/threads.hpp>  // the transport; linking the compiled part, its kernels declared
 
 #include <unistd.h>
 

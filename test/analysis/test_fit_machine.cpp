@@ -7,6 +7,8 @@
 #if COMET_TEST_HAS_NX2
 #include <comet/transport/loggops.hpp>
 #include <comet/transport/nx2.hpp>
+
+#include "../support/loggops_machines.hpp"
 #endif
 
 #include <boost/test/unit_test.hpp>
@@ -30,15 +32,7 @@ comet::kernels::loggp_config sizes(std::vector<std::size_t> s) {
 
 BOOST_AUTO_TEST_CASE(a_loggops_machine_fitted_gives_itself_back) {
     using namespace comet::loggops;
-    machine m;
-    m.L = 2 * microseconds;
-    m.o_s = 400 * nanoseconds;
-    m.o_r = 600 * nanoseconds;
-    m.O_s = 50 * picoseconds_per_byte;
-    m.O_r = 70 * picoseconds_per_byte;
-    m.g = 1 * microseconds;
-    m.G = 300 * picoseconds_per_byte;
-    m.S = 4096;
+    const machine m = comet_test::distinct_loggops_machine();
     const auto c = sizes({0, 64, 256, 1024, 2048, 4096, 8192, 65536});
     const auto out = run(m, [&](transport& t) { return comet::kernels::loggp(t, c); });
     const comet::fitted_machine f = comet::fit_machine(out[0].records);

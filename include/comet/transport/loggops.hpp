@@ -56,6 +56,7 @@ struct run_statistics {
     vtime end_time = 0;
     std::uint64_t events = 0;
     std::vector<node_counters> nodes;
+    std::size_t messages_held = 0;  ///< sent and never received: still unexpected when the run ended
     node_counters total() const {
         node_counters t;
         for (const auto& n : nodes) t += n;
@@ -322,6 +323,7 @@ auto run(const machine& m, F&& fn, const run_options& opt = {}) {
                 opt.statistics->end_time = w.now();
                 opt.statistics->events = w.events_pushed();
                 opt.statistics->nodes = w.all_counters();
+                opt.statistics->messages_held = w.messages_held();
             }
             if (e) std::rethrow_exception(e);
         };

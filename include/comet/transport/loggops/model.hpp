@@ -170,6 +170,9 @@ public:
     const node_counters& counters(int r) const noexcept { return counters_[static_cast<std::size_t>(r)]; }
     const std::vector<node_counters>& all_counters() const noexcept { return counters_; }
 
+    /// Messages whose record is still held: sent and not yet received (nor refused).
+    std::size_t messages_held() const noexcept { return messages_.size() - free_messages_.size(); }
+
     /// Bytes of the simulator's state per rank (memory estimates).
     static constexpr std::size_t bytes_per_node() noexcept {
         return engine::bytes_per_node() + sizeof(node) + sizeof(node_counters);
@@ -368,6 +371,7 @@ private:
         if (msg->size > o->buffer.size()) {  // too big: the receive fails now, the sender is told
             o->overflow = msg->size;
             msg->dropped = true;
+            msg->receiver_done = true;  // its data never comes: the answer alone frees it
             msg->rop = nullptr;
             o->msg = nullptr;
             complete(o);

@@ -10,6 +10,8 @@
 #include <comet/transport/decorators/noisy.hpp>
 #include <comet/transport/loggops.hpp>
 
+#include "../support/loggops_machines.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 #include <string>
@@ -39,19 +41,7 @@ inline machine small_rendezvous() {
     return m;
 }
 
-/// Parameters with distinct values, each recognisable in a sum.
-inline machine distinct() {
-    machine m;
-    m.L = 2 * microseconds;
-    m.o_s = 400 * nanoseconds;
-    m.o_r = 600 * nanoseconds;
-    m.O_s = 50 * picoseconds_per_byte;
-    m.O_r = 70 * picoseconds_per_byte;
-    m.g = 1 * microseconds;
-    m.G = 300 * picoseconds_per_byte;
-    m.S = 4096;
-    return m;
-}
+inline machine distinct() { return comet_test::distinct_loggops_machine(); }
 
 }  // namespace loggops_test
 
@@ -116,6 +106,48 @@ BOOST_AUTO_TEST_CASE(the_bytes_arrive_and_a_rendezvous_waits_for_its_receive) {
     });
     BOOST_TEST(out[1] > 0);
     BOOST_TEST(out[0] == 50 * microseconds + m.L + bytes_time(m.G, 8192));  // answer, then the data leaves
+}
+
+BOOST_AUTO_TEST_CASE(a_message_too_big_for_its_receive_fails_it_and_is_let_go) {
+    // Eager and by rendezvous (above S, and every ssend): the receive fails naming both sizes,
+    // the sender's call returns, and no message record is left held when the run ends.
+    const machine m = distinct();
+    for (const std::size_t size : {std::size_t{64}, std::size_t{8192}}) {
+        for (const bool synchronous : {false, true}) {
+            run_statistics stats;
+            const auto said = comet::loggops::run(
+                m,
+                [&](transport& t) -> std::string {
+                    std::vector<std::byte> b(size);
+                    if (t.rank() == 0) {
+                        synchronous ? t.ssend(1, 4, b) : t.send(1, 4, b);
+                        return "sent";
+                    }
+                    std::vector<std::byte> small(16);
+                    try {
+                        t.recv(0, 4, small);
+                    } catch (const comet::truncation_error& e) {
+                        return e.what();
+                    }
+                    return "received";
+                },
+                {.statistics = &stats});
+            BOOST_TEST(said[0] == "sent");
+            BOOST_TEST(said[1].find("the " + std::to_string(size) + "-byte message from rank 0 (tag 4) does not fit the 16-byte buffer") !=
+                           std::string::npos,
+                       said[1]);
+            BOOST_TEST(stats.messages_held == 0u, size << " bytes, ssend " << synchronous);
+        }
+    }
+    // A message nobody receives is still held, and counted.
+    run_statistics stats;
+    comet::loggops::run(
+        m,
+        [](transport& t) {
+            if (t.rank() == 0) t.send(1, 9, std::vector<std::byte>(8));
+        },
+        {.statistics = &stats});
+    BOOST_TEST(stats.messages_held == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(the_fit_gives_the_machine_back) {
