@@ -21,8 +21,9 @@ step "optimised build: every test but the unit tests"
 # the only area built here is the conformance suite's self-test (testing), which cannot run
 # under AddressSanitizer (below). Building every area three times had made this command take
 # over 80 minutes on two cores.
-# The compiled part (docs/compiled.md) is built here too: its libraries, the benchmarks linking
-# them and the consumer that installs and links comet::compiled (consumer_compiled).
+# The compiled part (docs/compiled.md) is built here too: its libraries, the comet program and
+# the benchmarks linking them, and the consumer that installs and links comet::compiled
+# (consumer_compiled).
 cmake -S . -B "$root/release" -DCMAKE_BUILD_TYPE=Release -DCOMET_BUILD_TESTS=ON -DCOMET_BUILD_BENCH=ON -DCOMET_BUILD_EXAMPLES=ON \
   -DCOMET_BUILD_COMPILED=ON -DCOMET_TEST_AREAS=testing
 cmake --build "$root/release" -j "$jobs"
