@@ -100,13 +100,22 @@ inline fitted_machine fit_machine(std::span<const record> records) {
         const auto at = std::find_if(more.points.begin(), more.points.end(), [&](const loggp_point& p) { return p.size == next; });
         if (at == more.points.end()) break;  // left out (no valid sample): stop here
         const double predicted = single(f, next), measured = at->single;
-        if (std::abs(measured - predicted) > 0.10 * predicted) {
+        // Only a round trip above the line marks S: a rendezvous adds a handshake to every
+        // message from there. One below it says that the sizes below gave too steep a slope (a
+        // shared-memory transport's few small sizes, each with its noise): it joins the line.
+        if (measured > 1.10 * predicted) {
             std::ostringstream os;
             os << "S = " << out.sizes[k - 1] << " B: at " << next << " B the single round trip took " << measured * 1e6
                << " us where the line of the sizes below gives " << predicted * 1e6
                << " us (the transport sends otherwise from there: by rendezvous, or past a cache)";
             out.notes.push_back(os.str());
             break;
+        }
+        if (measured < 0.90 * predicted) {
+            std::ostringstream os;
+            os << "at " << next << " B the single round trip took " << measured * 1e6 << " us, below the "
+               << predicted * 1e6 << " us of the line of the sizes below: the line is fitted with it";
+            out.notes.push_back(os.str());
         }
         f = more;
     }

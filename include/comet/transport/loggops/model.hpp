@@ -217,8 +217,7 @@ public:
         message* msg = new_message(r, dest, tag, data.size(), rendezvous ? mode::rendezvous : mode::eager);
         if (!rendezvous) {
             charge(r, m_.o_s + bytes_time(m_.O_s, data.size()));
-            buffers_.get(msg->copy, data.size());
-            if (!data.empty()) std::memcpy(msg->copy.data(), data.data(), data.size());
+            copy_in(msg, data);
             msg->sender_done = true;
             const vtime start = inject(r, dest, msg, eager_data, data.size());
             if (buffered || start <= now()) {
@@ -303,7 +302,6 @@ private:
             m = free_messages_.back();
             free_messages_.pop_back();
         }
-        buffers_.put(m->copy);
         m->source = source, m->dest = dest, m->tag = tag, m->size = size, m->how = how;
         m->sop = m->rop = nullptr;
         m->payload = nullptr;
@@ -316,8 +314,21 @@ private:
 
     void maybe_free(message* m) {
         if (!m->sender_done || !m->receiver_done || m->packets > 0) return;
-        buffers_.put(m->copy);
+        if (m->copy.capacity > kept_copy) buffers_.put(m->copy);
         free_messages_.push_back(m);
+    }
+
+    /// A record keeps a buffer of up to this many bytes when it is freed: a small message's copy
+    /// then costs no trip through the pool.
+    static constexpr std::size_t kept_copy = 256;
+
+    /// Copies an eager message's bytes into its record.
+    void copy_in(message* m, const_bytes data) {
+        if (data.size() <= m->copy.capacity)
+            m->copy.size = data.size();
+        else
+            buffers_.get(m->copy, data.size());
+        if (!data.empty()) std::memcpy(m->copy.data(), data.data(), data.size());
     }
 
     /// Puts a packet of `bytes` from `from` to `to` on the sender's interface; returns when it
@@ -335,8 +346,7 @@ private:
     /// A message to the sending rank itself: into a posted receive, else kept as unexpected.
     void deliver_local(int r, int tag, const_bytes data) {
         message* msg = new_message(r, r, tag, data.size(), mode::local);
-        buffers_.get(msg->copy, data.size());
-        if (!data.empty()) std::memcpy(msg->copy.data(), data.data(), data.size());
+        copy_in(msg, data);
         msg->sender_done = true;
         msg->left = now();
         landed(r, msg);
