@@ -4,7 +4,9 @@
 //   1. a machine fitted in this run: Netgauge's round trips on the simulated iPSC/860's two
 //      nodes (deterministic, so the machine is the same on every host), fitted by fit_machine;
 //   2. an allreduce of one double and a barrier on 1,048,576 ranks of it, each in a child
-//      process: host seconds and peak memory against the targets, 10 minutes and 16 GiB;
+//      process: host seconds and peak memory against the targets, 10 minutes and 16 GiB; and
+//      the allreduce again on a 3-D torus and on a 16-ary fat tree of those ranks
+//      (loggops/topology.hpp: every message's route through the links);
 //   3. small messages per second of host time: two ranks bouncing 8-byte messages on the
 //      LogGOPS machine, beside the same on the simulated iPSC/860 in this run (the ratio), and
 //      beside the target of 10 million.
@@ -18,6 +20,7 @@
 #include <comet/transport/nx2.hpp>
 
 #include "child.hpp"
+#include "ping_pong.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -32,18 +35,7 @@ using clock_type = std::chrono::steady_clock;
 template <class Run>
 double small_messages_per_second(std::size_t round_trips, Run run) {
     const auto t0 = clock_type::now();
-    const std::uint64_t messages = run([&](auto& t) {
-        std::vector<std::byte> b(8);
-        for (std::size_t i = 0; i < round_trips; ++i) {
-            if (t.rank() == 0) {
-                t.send(1, 1, b);
-                t.recv(1, 1, b);
-            } else {
-                t.recv(0, 1, b);
-                t.send(0, 1, b);
-            }
-        }
-    });
+    const std::uint64_t messages = run([&](auto& t) { bench::ping_pong(t, round_trips); });
     return static_cast<double>(messages) / std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
@@ -63,11 +55,13 @@ int main(int argc, char** argv) {
     m.nodes = ranks;
     std::printf("machine fitted to the simulated iPSC/860's two nodes: %s\n\n", comet::loggops::describe(m).c_str());
 
-    const auto collective = [&](bool barrier) {
+    const auto collective = [&](bool barrier, const char* topology) {
+        comet::loggops::machine on = m;
+        on.network = comet::loggops::parse_shape(topology);
         return bench::in_child([&] {
             comet::loggops::run_statistics st;
             comet::loggops::run(
-                m,
+                on,
                 [&](comet::loggops::transport& t) {
                     if (barrier) {
                         comet::ops::barrier(t);
@@ -81,12 +75,19 @@ int main(int argc, char** argv) {
         });
     };
     std::printf("on %d ranks (targets: 600 s of host time and 16384 MiB each)\n", ranks);
-    for (const bool barrier : {false, true}) {
-        const bench::child_result r = collective(barrier);
-        std::printf("  %-28s host %8.1f s (%5.1f%% of the target)  peak %8.0f MiB (%5.1f%%)  virtual %.3f us\n",
-                    barrier ? "barrier (dissemination)" : "allreduce of one double", r.seconds, 100 * r.seconds / 600,
-                    r.max_rss_mib, 100 * r.max_rss_mib / 16384, r.value * 1e6);
+    struct run_of {
+        bool barrier;
+        const char* topology;
+        const char* what;
+    };
+    for (const run_of& one : {run_of{false, "full", "allreduce of one double"}, run_of{true, "full", "barrier (dissemination)"},
+                            run_of{false, "torus 3", "allreduce, 3-D torus"}, run_of{false, "fat_tree 16", "allreduce, 16-ary fat tree"}}) {
+        const bench::child_result r = collective(one.barrier, one.topology);
+        std::printf("  %-28s host %8.1f s (%5.1f%% of the target)  peak %8.0f MiB (%5.1f%%)  virtual %.3f us\n", one.what, r.seconds,
+                    100 * r.seconds / 600, r.max_rss_mib, 100 * r.max_rss_mib / 16384, r.value * 1e6);
     }
+    for (const char* topology : {"torus 3", "fat_tree 16"})
+        std::printf("  (%s: %s)\n", topology, comet::loggops::links(comet::loggops::parse_shape(topology), ranks).describe().c_str());
 
     const std::size_t trips = 500'000;
     const double lg = small_messages_per_second(trips, [&](auto body) {

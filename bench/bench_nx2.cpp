@@ -17,6 +17,7 @@
 #include <comet/transport/nx2.hpp>
 
 #include "child.hpp"
+#include "ping_pong.hpp"
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -39,19 +40,7 @@ double small_messages_per_second(std::size_t round_trips, double& virtual_second
     comet::nx2::run_statistics stats;
     comet::nx2::run(
         comet::nx2::ipsc860(1),
-        [&](comet::nx2::transport& t) {
-            std::vector<std::byte> b(8);
-            for (std::size_t i = 0; i < round_trips; ++i) {
-                if (t.rank() == 0) {
-                    t.send(1, 1, b);
-                    t.recv(1, 1, b);
-                } else {
-                    t.recv(0, 1, b);
-                    t.send(0, 1, b);
-                }
-            }
-        },
-        {.statistics = &stats});
+        [&](comet::nx2::transport& t) { bench::ping_pong(t, round_trips); }, {.statistics = &stats});
     const double host = seconds_since(t0);
     virtual_seconds = comet::nx2::to_seconds(stats.end_time);
     return static_cast<double>(stats.total().messages_sent) / host;

@@ -1,16 +1,21 @@
-// comet --transport loggops [--machine FILE]: the suite on a LogGOPS machine (docs/loggops.md),
-// the one of the machine file `comet fit-machine` wrote (default: the library's preset), on each
-// group size given (--nodes 2,64,1024; default 2), in virtual time. As on the simulated
-// iPSC/860, the report leaves the host's date, name and clock out: the same command writes the
-// same bytes.
+// comet --transport loggops [--machine FILE] [--measured RUN]: the suite on a LogGOPS machine
+// (docs/loggops.md), the one of the machine file `comet fit-machine` wrote (default: the
+// library's preset), on each group size given (--nodes 2,64,1024; default 2), in virtual time;
+// with --measured, the report's table "prediction" puts each point beside RUN's measurement
+// (analysis/prediction.hpp). As on the simulated iPSC/860, the report leaves the host's date,
+// name and clock out: the same command writes the same bytes.
 #include "program.hpp"
 
 #ifdef COMET_HAVE_NX2
 #include "simulated.hpp"
 
+#include <comet/analysis/prediction.hpp>
+#include <comet/report/json_read.hpp>
 #include <comet/transport/loggops.hpp>
 
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 #endif
 
@@ -25,6 +30,15 @@ outcome launch_loggops(const settings& s) {
                           ": a LogGOPS machine's parameters are its machine file's (--machine FILE; docs/loggops.md)");
     comet::loggops::machine m;
     if (!s.machine_file.empty()) m = comet::loggops::read_machine_file(s.machine_file);
+    for (int p : groups) {  // every group size on the machine's topology, before anything runs
+        comet::loggops::machine group = m;
+        group.nodes = p;
+        try {
+            comet::loggops::validate(group);
+        } catch (const comet::invalid_argument& e) {
+            throw usage_error("--nodes " + std::to_string(p) + ": " + e.what());
+        }
+    }
     simulated_totals totals;
     outcome o = run_simulated(s, groups, totals, [&](int p, const comet::suite_config& cfg, simulated_totals& sum) {
         comet::loggops::machine group = m;
@@ -44,6 +58,14 @@ outcome launch_loggops(const settings& s) {
     if (!s.machine_file.empty()) o.ctx.extra.emplace_back("machine_file", s.machine_file);
     add_simulated_context(o, s, totals, comet::nx2::detail::fixed(totals.virtual_picoseconds, 12));
     if (m.S != comet::loggops::no_rendezvous) o.break_size = static_cast<double>(m.S);
+    if (!s.measured_file.empty()) {
+        std::error_code ec;
+        const std::string path = std::filesystem::is_directory(s.measured_file, ec)
+                                     ? (std::filesystem::path(s.measured_file) / "results.json").string()
+                                     : s.measured_file;
+        o.tables.push_back(comet::prediction_table(comet::read_results_file(path).results, o.results));
+        o.ctx.extra.emplace_back("measured", path);
+    }
     return o;
 }
 

@@ -173,6 +173,9 @@ inline settings parse_command_line(int argc, char** argv) {
         "threads | mpi | ipsc860 | ipsc1 (the simulated iPSC/860 of the CoMet thesis, or the iPSC/1 of the NIST study) | loggops (a "
         "LogGOPS machine: --machine FILE)")(
         "machine", po::value<std::string>(), "--transport loggops: the machine file (comet fit-machine writes one; docs/loggops.md)")(
+        "measured", po::value<std::string>(),
+        "--transport loggops: a run measured on the machine the file was fitted to (results.json or report folder); the report "
+        "puts each point's prediction beside its measurement")(
         "nodes", po::value<std::string>(),
         "ranks, or a list of group sizes run in turn (threads, loggops: 2; ipsc860, ipsc1: 16; mpi: the job size)")(
         "kernels", po::value<std::string>()->default_value("all"),
@@ -300,6 +303,11 @@ inline settings parse_command_line(int argc, char** argv) {
         if (s.transport != "loggops")
             throw usage_error("--machine: a machine file is for --transport loggops, not " + s.transport);
         s.machine_file = vm["machine"].as<std::string>();
+    }
+    if (vm.count("measured")) {
+        if (s.transport != "loggops")
+            throw usage_error("--measured: a measured run is compared with --transport loggops's predictions, not " + s.transport + "'s");
+        s.measured_file = vm["measured"].as<std::string>();
     }
     if (vm.count("nodes")) {
         s.nodes = integers<int>("nodes", vm["nodes"].as<std::string>(), 1, max_nodes(s.transport), "group size");

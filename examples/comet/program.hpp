@@ -5,6 +5,7 @@
 #include <comet/report/context.hpp>
 #include <comet/stats/commtest.hpp>
 #include <comet/stats/compare.hpp>
+#include <comet/stats/derived_table.hpp>
 #include <comet/stats/record.hpp>
 #include <comet/stats/validity.hpp>
 #include <comet/suite/suite.hpp>
@@ -51,6 +52,8 @@ struct settings {
     /// --machine FILE: the LogGOPS machine of --transport loggops (docs/loggops.md); empty: the
     /// library's preset.
     std::string machine_file;
+    /// --measured RUN: the run the prediction is put beside (--transport loggops; empty: none).
+    std::string measured_file;
     /// --noise: detours the launch puts on the ranks (comet::noisy), none when empty.
     comet::noise noise;
     /// --n1, --n2: the message counts COMMTEST's a is computed from, when given (unset: the
@@ -84,6 +87,8 @@ struct outcome {
     std::optional<comet::stop_note> stopped;
     /// The error that stopped it, rethrown once the report is written (none for a signal).
     std::exception_ptr failure;
+    /// Tables the launch derived beyond the suite's analyses (the prediction beside a measured run).
+    std::vector<comet::derived_table> tables;
 };
 
 /// Rounds a run on real hardware takes unless --rounds says otherwise. Why rounds at all: a

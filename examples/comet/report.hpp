@@ -90,6 +90,7 @@ inline void write_report(const settings& s, outcome o, std::span<const comet::ke
     comet::note_skipped(r, s.suite.kernels, o.groups, kernels);
     const std::vector<comet::kernel_descriptor> analysed = analysed_as_asked(s, kernels);
     comet::analyse(r, analysed, {.break_size = s.break_size ? s.break_size : o.break_size});
+    for (auto& t : o.tables) r.tables.push_back(std::move(t));
 
     const std::string summary = comet::suite_summary(r, kernels, o.compare_with_thesis);
     out << summary << std::flush;

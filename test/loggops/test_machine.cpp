@@ -35,6 +35,15 @@ BOOST_AUTO_TEST_CASE(a_machine_file_reads_back_the_machine_it_was_written_from) 
     BOOST_TEST((read_machine(file, "test", &back) == m));
     BOOST_TEST(back.by_key["L"] == "0.02 us");
 
+    machine torus = m;
+    torus.network = parse_shape("torus 32x32");
+    torus.hop = 70'000;
+    std::stringstream f1;
+    write_machine(f1, torus);
+    BOOST_TEST(f1.str().find("topology = torus 32x32") != std::string::npos, f1.str());
+    BOOST_TEST(f1.str().find("hop = 0.07 us") != std::string::npos, f1.str());
+    BOOST_TEST((read_machine(f1) == torus));
+
     machine none;
     none.S = no_rendezvous;
     std::stringstream f2;
@@ -77,7 +86,9 @@ BOOST_AUTO_TEST_CASE(bad_files_are_refused_naming_the_line_and_the_value) {
     says("L = 1 us\nL = 2 us\n", "line 2: L is given twice (first on line 1)");
     says("L 1 us\n", "line 1: 'L 1 us' is not 'key = value'");
     says("nodes = 0\n", "nodes = 0 is not a whole number");
-    says("topology = torus\n", "topology = torus: only 'full' is known");
+    says("topology = torus\n", "line 1: loggops topology 'torus': the number of dimensions '' is not a whole number");
+    says("topology = torus 4x4\nnodes = 8\n", "m.txt: loggops topology 'torus 4x4' has 16 nodes, not the machine's 8");
+    says("hop = 1 furlong\n", "line 1: hop = 1 furlong: the unit must be one of");
     says("g = 2 s\n", "g (ps) = 2000000000000 is outside");
     BOOST_CHECK_THROW(read_machine_file("/nonexistent/machine.txt"), comet::invalid_argument);
 }
@@ -86,6 +97,11 @@ BOOST_AUTO_TEST_CASE(describe_names_every_parameter) {
     const std::string d = describe(machine{});
     for (const char* w : {"L 1 us", "o_s 0.3 us + 0 ns/B", "g 0.5 us", "G 0.1 ns/B", "rendezvous above 65536 B", "2 nodes"})
         BOOST_TEST(d.find(w) != std::string::npos, d);
+    machine tree;
+    tree.network = parse_shape("fat_tree 8");
+    tree.nodes = 100;
+    const std::string t = describe(tree);
+    BOOST_TEST(t.find("100 nodes on a 8-ary 3-tree fat tree (512 ports at the leaves) (hop 0.1 us), L 1 us") != std::string::npos, t);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -132,9 +132,17 @@ BOOST_AUTO_TEST_CASE(run_and_analyse_over_two_group_sizes) {
 }
 
 // The whole suite on 2, 4 and 8 threads (8: more ranks than cores), every kernel that fits the
-// group recording on rank 0 and the matrix kernels verifying their results exactly.
+// group recording on rank 0 and the matrix kernels verifying their results exactly. Under
+// ThreadSanitizer on 2 and 4 only: 8 threads on two cores, every switch under its runtime, took
+// 146 s of the test command, and the state the ranks share is the same at 4, more ranks than
+// cores already (8 runs in the AddressSanitizer build).
 BOOST_AUTO_TEST_CASE(the_whole_suite_runs_on_2_4_and_8_ranks) {
-    for (int p : {2, 4, 8}) {
+#if defined(__SANITIZE_THREAD__)
+    const std::vector<int> groups{2, 4};
+#else
+    const std::vector<int> groups{2, 4, 8};
+#endif
+    for (int p : groups) {
         const auto r = comet::threads::run(p, [](comet::threads::transport& t) {
             return comet::run_suite(t, comet_test::whole_suite_small());
         });

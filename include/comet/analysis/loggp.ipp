@@ -25,15 +25,6 @@ struct trains {
     const record* late = nullptr;
 };
 
-/// Why the median of `r` must not be read at face value (its samples disagree, or the kernel
-/// flagged it), or empty.
-inline std::string median_flag(const record& r) {
-    const assessment a = assess(r);
-    for (const char* what : {"statistics", "median"})
-        if (const flag* f = find_flag(a.flags, what)) return f->why;
-    return {};
-}
-
 inline std::string describe(const record& r) {
     std::ostringstream s;
     s << "PRTT(" << r.params.text("train_kind").value_or("?") << ", " << r.params.integer("size").value_or(-1) << " B)";

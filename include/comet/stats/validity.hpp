@@ -125,6 +125,15 @@ COMET_DECL assessment assess(const record& r);
 /// Whether an analysis may read `r`: it has a valid sample and is not flagged as a whole.
 COMET_DECL bool usable(const record& r);
 
+/// Why the median of `r` must not be read at face value (its samples disagree, or the kernel
+/// flagged it), or empty.
+inline std::string median_flag(const record& r) {
+    const assessment a = assess(r);
+    for (const char* what : {"statistics", "median"})
+        if (const flag* f = find_flag(a.flags, what)) return f->why;
+    return {};
+}
+
 }  // namespace comet
 
 #if !defined(COMET_COMPILED)

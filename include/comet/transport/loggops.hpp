@@ -300,6 +300,21 @@ static_assert(comet::transport<transport>);
 static_assert(synchronous_send_transport<transport> && sendrecv_transport<transport> && progress_transport<transport>);
 static_assert(buffered_send_transport<transport> && !buffering_transport<transport>);
 
+namespace detail {
+
+/// Refuses a run the host cannot hold (`have` bytes available; 0: unknown) before it allocates:
+/// the ranks' least memory and the state of the topology's links, in one line naming both.
+inline void check_memory_for(const machine& m, int ranks, std::uint64_t have) {
+    nx2::detail::check_memory_for(ranks, have);
+    const links net(m.network, m.nodes);
+    const std::uint64_t need = static_cast<std::uint64_t>(ranks) * nx2::detail::least_bytes_per_rank + net.bytes();
+    if (have != 0 && need > have)
+        raise<error>(-1, "loggops::run: ", ranks, " ranks of ", m.nodes, " nodes on ", net.describe(), " need at least ", need >> 20,
+                     " MiB (", net.bytes() >> 20, " MiB of it the links' state); this host has ", have >> 20, " MiB available");
+}
+
+}  // namespace detail
+
 /// Runs `fn(transport&)` on every rank of machine `m` (or on `opt.ranks` of its nodes) and returns
 /// what each returned, indexed by rank (nothing when `fn` returns void). Failures as nx2::run.
 /// @throws invalid_argument for a bad machine (naming the parameter), a rank count that does not
@@ -314,7 +329,7 @@ auto run(const machine& m, F&& fn, const run_options& opt = {}) {
     if (opt.stack_size < 16 * 1024 || opt.stack_size > nx2::max_stack_size)
         raise<invalid_argument>(-1, "loggops::run: stack_size = ", opt.stack_size, " bytes is outside ", 16 * 1024, "..",
                                 nx2::max_stack_size);
-    nx2::detail::check_memory_for(ranks, nx2::detail::available_memory());
+    detail::check_memory_for(m, ranks, nx2::detail::available_memory());
     using result = std::invoke_result_t<F&, transport&>;
     try {
         detail::world w(m, ranks, opt.stack_size);

@@ -7,9 +7,12 @@
 //   o_s + O_s·s   the sender's CPU in the send call, whatever the protocol (LogGOPS's);
 //   g + G·s       each end's network interface is busy that long per message, so a train of
 //                 messages leaves (and lands) at most one per g + G·s;
-//   L             from its first byte leaving one interface to that byte reaching the other;
-//                 the last byte lands G·s after the first, so a message's time between the two
-//                 interfaces is L + G·s;
+//   L             from its first byte leaving one interface to that byte reaching the other
+//                 (on the shortest path of the topology); the last byte lands G·s after the
+//                 first, so a message's time between the two interfaces is L + G·s;
+//   hop           what each link beyond the shortest path's adds to L (a torus or a fat tree:
+//                 loggops/topology.hpp), whose links carry a packet at G·s each and queue
+//                 packets that meet on one;
 //   o_r + O_r·s   the receiver's CPU when its receive completes;
 //   S             messages of more than S bytes go by rendezvous: a request, a reply once a
 //                 receive matches it, then the data (each control message a message of 0 bytes).
@@ -23,14 +26,15 @@
 // The machine file: one `key = value unit` per line, `#` starts a comment, and a `± error unit`
 // after a value is kept as the parameter's error (the fit writes it; nothing reads it back into
 // the model). Units: s, ms, us, ns, ps for times; s/B, us/B, ns/B, ps/B for costs per byte;
-// B, KiB, MiB for sizes; `S = none` for no rendezvous. Keys: name, topology (full), nodes, L,
-// o_s, o_r, O_s, O_r, o and O (both ends at once), g, G, S, flop_time, memory_per_byte,
-// dependent_flop_time, cache_line_bytes. Unknown keys and bad values are errors naming the
-// line.
+// B, KiB, MiB for sizes; `S = none` for no rendezvous. Keys: name, topology (`full`, `torus 3`,
+// `torus 16x16x8`, `fat_tree 16`: loggops/topology.hpp), nodes, L, hop, o_s, o_r, O_s, O_r, o and
+// O (both ends at once), g, G, S, flop_time, memory_per_byte, dependent_flop_time,
+// cache_line_bytes. Unknown keys and bad values are errors naming the line.
 #pragma once
 
 #include <comet/core/errors.hpp>
 #include <comet/core/work.hpp>
+#include <comet/transport/loggops/topology.hpp>
 #include <comet/transport/nx2/machine.hpp>
 #include <comet/transport/nx2/time.hpp>
 
@@ -63,16 +67,13 @@ inline constexpr per_byte nanoseconds_per_byte = 1'000'000;
 /// S for a machine that sends every message eagerly.
 inline constexpr std::size_t no_rendezvous = std::numeric_limits<std::size_t>::max();
 
-/// The interconnect's shape. Only full connection so far: every pair of nodes has its own
-/// path, and only the two ends' interfaces are shared.
-enum class topology : unsigned char { full };
-
 /// Every parameter of a LogGOPS machine (the header says how each is used).
 struct machine {
     std::string name = "loggops";
-    topology network = topology::full;
+    shape network = {};  ///< fully connected unless given
     int nodes = 2;
     vtime L = 1 * microseconds;
+    vtime hop = 100 * nanoseconds;  ///< per link beyond the shortest path's (a torus or a fat tree)
     vtime o_s = 300 * nanoseconds;
     vtime o_r = 300 * nanoseconds;
     per_byte O_s = 0;
@@ -110,10 +111,10 @@ inline constexpr int max_nodes = 1 << 24;
 /// Checks every parameter; the message names the first bad one and its value.
 /// @throws invalid_argument
 inline void validate(const machine& m) {
-    if (m.network != topology::full)
-        raise<invalid_argument>(-1, "loggops machine: unknown topology ", static_cast<int>(m.network));
     detail::check_range("nodes", m.nodes, 1, max_nodes);
+    [[maybe_unused]] const links fits(m.network, m.nodes);  // a torus of another size is refused
     detail::check_range("L (ps)", m.L, 0, seconds);
+    detail::check_range("hop (ps)", m.hop, 0, seconds);
     detail::check_range("o_s (ps)", m.o_s, 0, seconds);
     detail::check_range("o_r (ps)", m.o_r, 0, seconds);
     detail::check_range("g (ps)", m.g, 0, seconds);
@@ -137,11 +138,17 @@ inline std::string size(std::size_t s) { return s == no_rendezvous ? std::string
 
 }  // namespace detail
 
-/// One line naming every parameter ("cluster: 16 nodes fully connected, L 1 us, ...").
+/// One line naming every parameter ("cluster: 16 nodes fully connected, L 1 us, ...", "...: 64
+/// nodes on a 4 x 4 x 4 torus (hop 0.1 us), L ...").
 inline std::string describe(const machine& m) {
     using namespace detail;
     std::ostringstream os;
-    os << m.name << ": LogGOPS, " << m.nodes << " nodes fully connected, L " << us(m.L) << ", o_s " << us(m.o_s) << " + "
+    os << m.name << ": LogGOPS, " << m.nodes << " nodes ";
+    if (m.network.kind == topology::full)
+        os << "fully connected";
+    else
+        os << "on " << links(m.network, m.nodes).describe() << " (hop " << us(m.hop) << ")";
+    os << ", L " << us(m.L) << ", o_s " << us(m.o_s) << " + "
        << ns_per_byte(m.O_s) << ", o_r " << us(m.o_r) << " + " << ns_per_byte(m.O_r) << ", g " << us(m.g) << ", G "
        << ns_per_byte(m.G) << ", rendezvous above " << size(m.S) << "; flop " << nx2::detail::fixed(m.flop_time, 3)
        << " ns, memory " << nx2::detail::fixed(m.memory_per_byte, 3) << " ns/B, dependent flop "
@@ -240,8 +247,11 @@ inline machine read_machine(std::istream& in, const std::string& where = "<input
         if (key == "name") {
             m.name = value;
         } else if (key == "topology") {
-            if (value != "full") bad_line(where, line, "topology = " + value + ": only 'full' is known");
-            m.network = topology::full;
+            try {
+                m.network = parse_shape(value);
+            } catch (const invalid_argument& e) {
+                bad_line(where, line, e.what());
+            }
         } else if (key == "nodes") {
             const std::int64_t n = scaled(where, line, key, number, unit.empty() ? "B" : unit, size_units());
             if (!unit.empty() || n < 1 || n > max_nodes)
@@ -249,6 +259,8 @@ inline machine read_machine(std::istream& in, const std::string& where = "<input
             m.nodes = static_cast<int>(n);
         } else if (key == "L") {
             m.L = time();
+        } else if (key == "hop") {
+            m.hop = time();
         } else if (key == "o_s") {
             m.o_s = time();
         } else if (key == "o_r") {
@@ -277,7 +289,7 @@ inline machine read_machine(std::istream& in, const std::string& where = "<input
             m.cache_line_bytes = scaled(where, line, key, number, unit.empty() ? "B" : unit, size_units());
         } else {
             bad_line(where, line, "unknown key '" + key +
-                                      "' (known: name, topology, nodes, L, o, o_s, o_r, O, O_s, O_r, g, G, S, flop_time, "
+                                      "' (known: name, topology, nodes, L, hop, o, o_s, o_r, O, O_s, O_r, g, G, S, flop_time, "
                                       "memory_per_byte, dependent_flop_time, cache_line_bytes)");
         }
         if (errors && !error.empty()) errors->by_key[key] = error;
@@ -310,9 +322,10 @@ inline void write_machine(std::ostream& out, const machine& m, const parameter_e
         out << "  # " << what << '\n';
     };
     line("name", m.name, "shown in reports");
-    line("topology", "full", "every pair of nodes has its own path");
+    line("topology", to_string(m.network), "full: every pair of nodes has its own path; torus D, torus AxBxC, fat_tree K");
     line("nodes", std::to_string(m.nodes), "how many");
     line("L", us(m.L), "latency: first byte out of one interface to first byte into the other");
+    line("hop", us(m.hop), "what each link beyond the shortest path's adds (torus, fat tree)");
     line("o_s", us(m.o_s), "the sender's CPU per message");
     line("O_s", ns_per_byte(m.O_s), "the sender's CPU per byte");
     line("o_r", us(m.o_r), "the receiver's CPU per message");

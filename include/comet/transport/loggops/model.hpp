@@ -9,6 +9,15 @@
 //                  g + G·s; its first byte reaches the receiver's interface L later, which takes
 //                  it when free (packets from several senders land one after another) and is
 //                  busy g + G·s too; the last byte lands G·s after the first taken.
+//   links          on a torus or a fat tree (loggops/topology.hpp) the packet also crosses the
+//                  links of its route: it would enter the i-th `i·hop` after leaving, waits
+//                  there while the link is busy with earlier packets, and keeps it busy G·s;
+//                  its first byte lands L + (links beyond the shortest route's)·hop + the waits
+//                  after it left. The links are taken when the packet leaves, for its whole
+//                  route at once (in the order packets leave, not the order they would reach a
+//                  link: no event per link, so a route of a hundred links costs a loop, not a
+//                  hundred events). A packet of 0 bytes (a rendezvous' request or answer) holds
+//                  no link.
 //   eager (s ≤ S)  one packet with the bytes; a send is complete once its packet is in the
 //                  interface (the bytes were copied), a `bsend` at once.
 //   rendezvous     a request (0 bytes); when a receive matches it, at its arrival or when the
@@ -30,6 +39,7 @@
 #include <comet/core/errors.hpp>
 #include <comet/core/types.hpp>
 #include <comet/transport/loggops/machine.hpp>
+#include <comet/transport/loggops/topology.hpp>
 #include <comet/transport/nx2/buffers.hpp>
 #include <comet/transport/nx2/engine.hpp>
 #include <comet/transport/nx2/events.hpp>
@@ -163,8 +173,8 @@ struct no_work {
 class world : public nx2::detail::engine<world, no_work> {
 public:
     world(const machine& m, int ranks, std::size_t stack_size)
-        : engine(ranks, ranks, stack_size), m_(m), nodes_(static_cast<std::size_t>(ranks)),
-          counters_(static_cast<std::size_t>(ranks)) {}
+        : engine(ranks, ranks, stack_size), m_(m), links_(m.network, m.nodes), link_free_(links_.count()),
+          nodes_(static_cast<std::size_t>(ranks)), counters_(static_cast<std::size_t>(ranks)) {}
 
     const machine& config() const noexcept { return m_; }
     const node_counters& counters(int r) const noexcept { return counters_[static_cast<std::size_t>(r)]; }
@@ -336,11 +346,28 @@ private:
     vtime inject(int from, int to, message* msg, packet kind, std::size_t bytes) {
         node& n = node_of(from);
         const vtime start = std::max(now(), n.tx_free);
-        n.tx_free = start + m_.g + bytes_time(m_.G, bytes);
+        const vtime stream = bytes_time(m_.G, bytes);
+        n.tx_free = start + m_.g + stream;
         if (kind == eager_data || kind == request) msg->left = start;
         ++msg->packets;
-        events().push(start + m_.L, event_kind::lg_head, to, msg, kind);
+        events().push(start + m_.L + route(from, to, start, stream), event_kind::lg_head, to, msg, kind);
         return start;
+    }
+
+    /// Takes the links from `from` to `to` for a packet that left at `start` and holds each
+    /// `stream`; returns what they add to L: the hops beyond the shortest route's, and the waits.
+    vtime route(int from, int to, vtime start, vtime stream) {
+        if (link_free_.empty()) return 0;  // fully connected
+        vtime wait = 0;
+        int crossed = 0;
+        links_.route(from, to, [&](std::uint64_t l) {
+            const vtime enter = start + crossed * m_.hop + wait;
+            vtime& free_at = link_free_[l];
+            if (free_at > enter) wait += free_at - enter;
+            free_at = std::max(free_at, enter) + stream;
+            ++crossed;
+        });
+        return std::max(0, crossed - links_.nearest()) * m_.hop + wait;
     }
 
     /// A message to the sending rank itself: into a posted receive, else kept as unexpected.
@@ -474,6 +501,8 @@ private:
     std::string waiting_for(int r) const { return nx2::detail::describe(nodes_[static_cast<std::size_t>(r)].waiting); }
 
     machine m_;
+    links links_;
+    std::vector<vtime> link_free_;  ///< when each link can take the next packet (none when fully connected)
     std::vector<node> nodes_;
     std::vector<node_counters> counters_;
     nx2::detail::buffer_pool buffers_;  // before the messages: they give their buffers back to it
