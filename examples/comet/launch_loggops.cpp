@@ -13,9 +13,8 @@
 #include <comet/report/json_read.hpp>
 #include <comet/transport/loggops.hpp>
 
-#include <filesystem>
+#include <optional>
 #include <string>
-#include <system_error>
 #include <vector>
 #endif
 
@@ -39,6 +38,10 @@ outcome launch_loggops(const settings& s) {
             throw usage_error("--nodes " + std::to_string(p) + ": " + e.what());
         }
     }
+    // The run the predictions go beside, read before anything runs: a wrong path fails at once.
+    std::optional<comet::results_file> measured;
+    const std::string measured_path = s.measured_file.empty() ? "" : results_path(s.measured_file);
+    if (!measured_path.empty()) measured = comet::read_results_file(measured_path);
     simulated_totals totals;
     outcome o = run_simulated(s, groups, totals, [&](int p, const comet::suite_config& cfg, simulated_totals& sum) {
         comet::loggops::machine group = m;
@@ -58,13 +61,9 @@ outcome launch_loggops(const settings& s) {
     if (!s.machine_file.empty()) o.ctx.extra.emplace_back("machine_file", s.machine_file);
     add_simulated_context(o, s, totals, comet::nx2::detail::fixed(totals.virtual_picoseconds, 12));
     if (m.S != comet::loggops::no_rendezvous) o.break_size = static_cast<double>(m.S);
-    if (!s.measured_file.empty()) {
-        std::error_code ec;
-        const std::string path = std::filesystem::is_directory(s.measured_file, ec)
-                                     ? (std::filesystem::path(s.measured_file) / "results.json").string()
-                                     : s.measured_file;
-        o.tables.push_back(comet::prediction_table(comet::read_results_file(path).results, o.results));
-        o.ctx.extra.emplace_back("measured", path);
+    if (measured) {
+        o.tables.push_back(comet::prediction_table(measured->results, o.results));
+        o.ctx.extra.emplace_back("measured", measured_path);
     }
     return o;
 }

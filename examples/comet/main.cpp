@@ -45,7 +45,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <new>
@@ -99,8 +98,7 @@ int compare(int argc, char** argv) {
     std::vector<std::string> paths;
     std::vector<comet::results_file> read;
     for (const auto& f : files) {
-        std::error_code ec;
-        paths.push_back(std::filesystem::is_directory(f, ec) ? (std::filesystem::path(f) / "results.json").string() : f);
+        paths.push_back(comet_program::results_path(f));
         read.push_back(comet::read_results_file(paths.back()));
     }
     const comet::run_comparison c = comet::compare_runs(read[0].results, read[1].results, options);
@@ -134,9 +132,7 @@ int fit_machine(int argc, char** argv) {
     if (files.size() != 1)
         throw usage_error("fit-machine: give one run (a results.json or a report folder measured with --kernels loggp); got " +
                           std::to_string(files.size()));
-    std::error_code ec;
-    const std::string path =
-        std::filesystem::is_directory(files[0], ec) ? (std::filesystem::path(files[0]) / "results.json").string() : files[0];
+    const std::string path = comet_program::results_path(files[0]);
     const comet::results_file run = comet::read_results_file(path);
     // The largest group's records: the round trips between the test node and its partner there.
     std::int64_t largest = 0;

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <filesystem>
+#include <system_error>
 #include <sstream>
 #include <optional>
 #include <span>
@@ -28,6 +30,13 @@ namespace comet_program {
 struct usage_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+
+/// The results.json a run names on the command line: the file itself, or the one in a report
+/// folder (what `--out DIR` wrote).
+inline std::string results_path(const std::string& run) {
+    std::error_code ec;
+    return std::filesystem::is_directory(run, ec) ? (std::filesystem::path(run) / "results.json").string() : run;
+}
 
 struct settings {
     /// --help: the text to print (and nothing to run).

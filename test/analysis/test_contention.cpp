@@ -1,5 +1,5 @@
 // Tests of comet/analysis/contention.hpp on hand-made records: slow-down ratios per load and
-// size against idle, their summaries, and the error when nothing is loaded beside idle.
+// size against idle, their summaries, their flags where a statistic is flagged, and the error when nothing is loaded beside idle.
 #include <comet/analysis/contention.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -37,6 +37,24 @@ inline comet::result_set contention_records() {
 BOOST_AUTO_TEST_SUITE(contention)
 
 using namespace analysis_test;
+
+BOOST_AUTO_TEST_CASE(a_ratio_from_a_flagged_statistic_is_flagged) {
+    // The 50% load at 1024 B with samples that disagree: its point and its load's summary are
+    // flagged, the 90% load's are not.
+    comet::result_set rs = contention_records();
+    steady(rs);
+    for (auto& r : rs.records)
+        if (r.params.integer("size") == 1024 && r.params.number("load") == 0.5) r.samples = {20 * us, 30 * us, 45 * us, 25 * us, 38 * us};
+    const auto s = comet::contention_slowdowns(rs);
+    BOOST_TEST_REQUIRE(s.size() == 2u);
+    BOOST_TEST_REQUIRE(s[0].points.size() == 2u);
+    BOOST_TEST(s[0].points[0].flags.empty());
+    BOOST_TEST_REQUIRE(s[0].points[1].flags.size() == 1u);
+    BOOST_TEST(s[0].points[1].flags[0].starts_with("loaded: the samples disagree"), s[0].points[1].flags[0]);
+    BOOST_TEST_REQUIRE(s[0].flags.size() == 1u);
+    BOOST_TEST(s[0].flags[0].starts_with("from a flagged point (size 1024: loaded: "), s[0].flags[0]);
+    BOOST_TEST(s[1].flags.empty());
+}
 
 BOOST_AUTO_TEST_CASE(contention_slowdown_ratios) {
     const auto s = comet::contention_slowdowns(contention_records());

@@ -1,6 +1,6 @@
 // Tests of comet/analysis/overlap.hpp on hand-made records: sync against async per point, the
 // hidden fraction against the DAXPY baseline, the summaries per size and for large messages,
-// and the error when no point has both modes.
+// the flags of figures from a flagged statistic, and the error when no point has both modes.
 #include <comet/analysis/overlap.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -40,6 +40,35 @@ inline comet::result_set overlap_records() {
 BOOST_AUTO_TEST_SUITE(overlap)
 
 using namespace analysis_test;
+
+BOOST_AUTO_TEST_CASE(figures_from_a_flagged_statistic_are_flagged) {
+    // The async record at 85000 B and 1000 doubles with samples that disagree (spread far above
+    // 5%): its point, its size's summary and the large-message summary say so; size 0 does not.
+    comet::result_set rs = overlap_records();
+    steady(rs);
+    for (auto& r : rs.records)
+        if (r.params.integer("size") == 85000 && r.params.integer("vector_length") == 1000 && r.params.text("mode") == "async")
+            r.samples = {150 * us, 200 * us, 260 * us, 170 * us, 230 * us};
+    const auto g = comet::overlap_gains(rs).at(0);
+    BOOST_TEST(g.points[1].flags.empty());
+    BOOST_TEST_REQUIRE(g.points[3].flags.size() == 1u);
+    BOOST_TEST(g.points[3].flags[0].starts_with("async: the samples disagree"), g.points[3].flags[0]);
+    BOOST_TEST(g.sizes[0].flags.empty());
+    BOOST_TEST_REQUIRE(g.sizes[1].flags.size() == 1u);
+    BOOST_TEST(g.sizes[1].flags[0].starts_with("from 1 of 1 points with a flagged sync or async statistic (size 85000, vector length 1000: async: "),
+               g.sizes[1].flags[0]);
+    BOOST_TEST(g.large_flags.size() == 1u);
+    // The DAXPY baseline flagged: only the hidden fraction rests on it.
+    comet::result_set daxpy = overlap_records();
+    steady(daxpy);
+    for (auto& r : daxpy.records)
+        if (r.params.text("mode") == "daxpy" && r.params.integer("vector_length") == 1000) r.samples = {50 * us, 100 * us, 160 * us, 70 * us, 130 * us};
+    const auto d = comet::overlap_gains(daxpy).at(0);
+    BOOST_TEST_REQUIRE(d.points[3].flags.size() == 1u);
+    BOOST_TEST(d.points[3].flags[0].starts_with("daxpy: "), d.points[3].flags[0]);
+    BOOST_TEST(d.sizes[1].flags.empty());
+    BOOST_TEST(d.large_flags.empty());
+}
 
 BOOST_AUTO_TEST_CASE(overlap_gains_per_point_per_size_and_for_large_messages) {
     const auto gains = comet::overlap_gains(overlap_records());

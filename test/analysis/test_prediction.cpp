@@ -1,6 +1,6 @@
 // Tests of comet/analysis/prediction.hpp: each measured point beside its prediction, matched by
 // name; the fit's own kernel and unmatched points left out; a point whose median is flagged on
-// either side kept with its flag and not counted; the counts in the notes; a bad tolerance.
+// either side kept with its flag and not counted, a median of zero too; the counts in the notes; a bad tolerance.
 #include <comet/analysis/prediction.hpp>
 
 #include "../support/records.hpp"
@@ -65,6 +65,20 @@ BOOST_AUTO_TEST_CASE(a_flagged_median_on_either_side_keeps_its_row_and_is_not_co
     BOOST_TEST(t.rows[1].flags[0].what == "predicted[µs]");
     BOOST_TEST(t.rows[1].flags[0].why == "predicted: no valid sample, or flagged as a whole");
     BOOST_TEST(t.notes[0] == "0 of 0 points within ±25% (2 more flagged, not counted); by kernel: echo 0/0");
+}
+
+BOOST_AUTO_TEST_CASE(a_median_of_zero_flags_the_ratio_and_the_verdict_once_each) {
+    comet::result_set measured, predicted;
+    measured.records = {at("barrier", 0, 0)};
+    predicted.records = {at("barrier", 0, 3 * us)};
+    const derived_table t = comet::prediction_table(measured, predicted);
+    BOOST_TEST_REQUIRE(t.rows.size() == 1u);
+    BOOST_TEST(std::holds_alternative<std::monostate>(t.rows[0].cells[3]));
+    BOOST_TEST_REQUIRE(t.rows[0].flags.size() == 2u);
+    BOOST_TEST(t.rows[0].flags[0].what == "predicted/measured");
+    BOOST_TEST(t.rows[0].flags[0].why == "a median is zero or not a number");
+    BOOST_TEST(t.rows[0].flags[1].what == "within");
+    BOOST_TEST(t.notes[0] == "0 of 0 points within ±25% (1 more flagged, not counted); by kernel: barrier 0/0");
 }
 
 BOOST_AUTO_TEST_CASE(a_tolerance_that_is_not_a_number_above_zero_is_refused) {

@@ -4,7 +4,8 @@
 // decorator), the on_point hook, and every bad input; on the simulated iPSC/860 (virtual time,
 // every sample alike), the broadcast without its closing barrier from paired samples, and its
 // flag where the pairs cannot tell the broadcast from the barrier (built where the simulator is:
-// COMET_TEST_HAS_NX2, Boost.Context found).
+// COMET_TEST_HAS_NX2, Boost.Context found); and those figures flagged where their samples
+// disagree.
 #include <comet/kernels/collectives.hpp>
 #if COMET_TEST_HAS_NX2
 #include <comet/transport/nx2.hpp>
@@ -154,6 +155,37 @@ BOOST_AUTO_TEST_CASE(broadcast_without_its_barrier_from_paired_samples_on_the_ip
     }
 }
 #endif
+
+BOOST_AUTO_TEST_CASE(figures_without_the_closing_barrier_are_flagged_where_their_samples_disagree) {
+    using comet::kernels::detail::collectives::without_closing_barrier;
+    const auto point = [](std::vector<double> s) { return comet::sampled_point{.samples = std::move(s), .iterations = 1}; };
+    const auto flagged = [](const comet::record& r, const char* what) { return comet::find_flag(r.flags, what) != nullptr; };
+    // Steady pairs: the broadcast 1 us above a barrier of 2 us, nothing flagged.
+    const std::vector<double> barrier{2e-6, 2.01e-6, 1.99e-6, 2e-6, 2.02e-6, 1.98e-6, 2e-6, 2.01e-6, 1.99e-6, 2e-6, 2e-6, 2.01e-6};
+    std::vector<double> with;
+    for (double b : barrier) with.push_back(b + 1e-6);
+    comet::record steady;
+    without_closing_barrier(steady, point(with), point(barrier));
+    BOOST_TEST(steady.flags.empty());
+    BOOST_TEST(*steady.values.number("without_barrier") == 1e-6, boost::test_tools::tolerance(1e-9));
+    // A busy machine: every other pair's broadcast took four times as long. The difference, its
+    // interval and nothing else are flagged.
+    for (std::size_t j = 0; j < with.size(); j += 2) with[j] = barrier[j] + 4e-6;
+    comet::record busy;
+    without_closing_barrier(busy, point(with), point(barrier));
+    for (const char* what : {"without_barrier", "without_barrier_ci_low", "without_barrier_ci_high"})
+        BOOST_TEST(flagged(busy, what), what);
+    BOOST_TEST(!flagged(busy, "closing_barrier"));
+    BOOST_TEST(comet::find_flag(busy.flags, "without_barrier_ci_high")->why.starts_with("the paired differences: "));
+    // The barrier alone disturbed in half its samples: its median is flagged too.
+    std::vector<double> slow_barrier = barrier;
+    for (std::size_t j = 0; j < slow_barrier.size(); j += 2) slow_barrier[j] *= 3;
+    comet::record shaky;
+    without_closing_barrier(shaky, point(with), point(slow_barrier));
+    BOOST_TEST_REQUIRE(flagged(shaky, "closing_barrier"));
+    BOOST_TEST(comet::find_flag(shaky.flags, "closing_barrier")->why.starts_with("its samples: the samples disagree"),
+               comet::find_flag(shaky.flags, "closing_barrier")->why);
+}
 
 BOOST_AUTO_TEST_CASE(broadcast_records_land_on_the_root_only) {
     // The test node is the root of every broadcast and the only rank with records.

@@ -247,13 +247,15 @@ BOOST_AUTO_TEST_CASE(fits_and_bandwidth_csv) {
                "pairwise,large,,,,0.0005577,20,100,false,negative_hop;too_few_points,,,,,0,,,1\n");
 
     const std::vector<comet::bandwidth_figures> bw{{"echo", 1, 2.5e6, 486.0, 5000.0},
-                                                   {"echo", 4, NAN, NAN, NAN}};
+                                                   {"echo", 4, NAN, NAN, NAN},
+                                                   {"pairwise", 1, 1e6, 100.0, 900.0, {"a; b", "c"}}};
     std::ostringstream ob;
     comet::write_bandwidth_csv(ob, bw);
     BOOST_TEST(ob.str() ==
-               "kernel,hops,peak,n_half,n_90\n"
-               "echo,1,2500000,486,5000\n"
-               "echo,4,,,\n");
+               "kernel,hops,peak,n_half,n_90,flags\n"
+               "echo,1,2500000,486,5000,\n"
+               "echo,4,,,,\n"
+               "pairwise,1,1000000,100,900,a; b;c\n");
 }
 
 BOOST_AUTO_TEST_CASE(commtest_csv_with_flags_and_unsupported_protocols) {

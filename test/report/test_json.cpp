@@ -374,7 +374,7 @@ BOOST_AUTO_TEST_CASE(output_is_valid_json_with_keys_in_schema_order) {
     BOOST_TEST(doc["fits"][1]["break_size"].is_null());
 
     const auto& bw = doc["bandwidth"];
-    BOOST_TEST(bw[0].keys == json_test::strings({"kernel", "hops", "peak", "n_half", "n_90"}),
+    BOOST_TEST(bw[0].keys == json_test::strings({"kernel", "hops", "peak", "n_half", "n_90", "flags"}),
                boost::test_tools::per_element());
     BOOST_TEST(bw[0]["peak"].num == 2.5e6);
     BOOST_TEST(bw[1]["peak"].is_null());
@@ -598,7 +598,7 @@ BOOST_AUTO_TEST_CASE(golden_output) {
     {"kernel": "echo", "regime": "all", "valid": true, "flags": [], "t_startup": 7.9e-05, "t_startup_se": null, "t_per_byte": 6.3e-07, "t_per_byte_se": null, "hop": null, "hop_se": null, "residual": 0, "sigma": null, "points": 2, "dof": 0, "break_size": null, "lower_break": null, "upper_break": null, "regimes": 1, "break_tests": []}
   ],
   "bandwidth": [
-    {"kernel": "echo", "hops": 1, "peak": 53333.333333333336, "n_half": 8, "n_90": 8}
+    {"kernel": "echo", "hops": 1, "peak": 53333.333333333336, "n_half": 8, "n_90": 8, "flags": []}
   ],
   "log_p_fits": [],
   "growth": [],

@@ -1,5 +1,5 @@
 // Tests of comet/stats/bandwidth.hpp: bandwidth figures against hand interpolation, the first
-// crossing of a non-monotone curve, the closed form of a linear time model, and one entry per
+// crossing of a non-monotone curve, the figures flagged where a median is, the closed form of a linear time model, and one entry per
 // hop value with pooled records.
 #include <comet/stats/bandwidth.hpp>
 
@@ -43,6 +43,19 @@ BOOST_AUTO_TEST_CASE(bandwidth_interpolates_between_measured_sizes) {
     BOOST_TEST(b[0].peak == 4e6, tolerance(1e-12));
     BOOST_TEST(b[0].n_half == 200.0, tolerance(1e-12));
     BOOST_TEST(b[0].n_90 == 360.0, tolerance(1e-12));
+    BOOST_TEST(b[0].flags.empty());
+}
+
+BOOST_AUTO_TEST_CASE(bandwidth_from_a_flagged_median_is_flagged) {
+    // 200 B's samples disagree (spread far above 5%): every figure rests on its bandwidth too.
+    auto rs = bandwidth_test::with_bandwidths({{100, 1e6}, {400, 4e6}});
+    rs.records.push_back({"echo", {{"size", std::int64_t{200}}, {"hops", std::int64_t{1}}}, {1e-4, 1.5e-4, 0.7e-4, 1.2e-4, 0.9e-4}});
+    const auto b = comet::bandwidth(rs, "echo");
+    BOOST_TEST_REQUIRE(b.size() == 1u);
+    BOOST_TEST_REQUIRE(b[0].flags.size() == 1u);
+    BOOST_TEST(b[0].flags[0].starts_with("the median is flagged at 1 of 3 sizes (200 B; at 200 B: the samples disagree"), b[0].flags[0]);
+    // The figures are still computed (a reader sees them, marked).
+    BOOST_TEST(b[0].peak == 4e6, tolerance(1e-12));
 }
 
 

@@ -1,7 +1,8 @@
 // Tests of comet/stats/growth.hpp on synthetic records with hand-computed golden values:
 // log-P lines recovered exactly (powers of two and not), a noisy one against its hand-solved
 // least squares, barrier read at its least sample when asked (the median otherwise); linear
-// against quadratic growth told apart exactly, with noise and with a protocol kink; and every
+// against quadratic growth told apart exactly, with noise and with a protocol kink; a curve
+// flagged where a point's statistic is; and every
 // error path. (Contention and overlap: test/analysis/.)
 //
 // The noisy golden values were solved exactly (rational arithmetic, normal equations) outside
@@ -129,6 +130,25 @@ BOOST_AUTO_TEST_CASE(barrier_read_at_its_least_sample_and_records_pool) {
     const auto median = comet::fit_log_p(rs, "barrier").at(0);  // the median unless told: stats knows no kernel
     BOOST_TEST(median.intercept == 20.0 / 3.0 * us, tt::tolerance(1e-9));
     BOOST_TEST(median.per_doubling == -0.75 * us, tt::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_CASE(a_curve_with_a_flagged_point_is_flagged) {
+    // Steady samples at 2, 4, 8 and 16 nodes: no flag. Then the 4-node point's samples disagree
+    // (spread far above 5%): the log-P line, and a growth curve in the same records, say where.
+    comet::result_set rs;
+    for (std::int64_t p : {2, 4, 8, 16}) {
+        const double t = (10.0 + 5.0 * std::log2(static_cast<double>(p))) * us;
+        rs.records.push_back(rec("broadcast", {{"nodes", p}, {"size", std::int64_t{8}}}, {t, t, t}));
+    }
+    BOOST_TEST(comet::fit_log_p(rs, "broadcast").at(0).flags.empty());
+    BOOST_TEST(comet::compare_growth(rs, "broadcast", "nodes").at(0).flags.empty());
+    rs.records[1].samples = {15 * us, 25 * us, 20 * us, 12 * us, 30 * us};
+    const auto f = comet::fit_log_p(rs, "broadcast").at(0);
+    BOOST_TEST_REQUIRE(f.flags.size() == 1u);
+    BOOST_TEST(f.flags[0].starts_with("the median is flagged at nodes 4 (at 4: the samples disagree"), f.flags[0]);
+    const auto g = comet::compare_growth(rs, "broadcast", "nodes").at(0);
+    BOOST_TEST_REQUIRE(g.flags.size() == 1u);
+    BOOST_TEST(g.flags[0].starts_with("the median is flagged at nodes 4 "), g.flags[0]);
 }
 
 BOOST_AUTO_TEST_CASE(log_p_needs_two_group_sizes) {

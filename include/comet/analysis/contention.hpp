@@ -34,6 +34,9 @@ struct slowdown_point {
     double idle = 0.0;      ///< seconds: the statistic of the idle (load 0) record
     double loaded = 0.0;    ///< seconds: the statistic of the loaded record
     double ratio = 0.0;     ///< loaded / idle: 1 = no slow-down, 2 = twice as slow
+    /// Why the ratio must not be read at face value: "idle: why", "loaded: why" for each side
+    /// whose statistic is flagged (`statistic_flag`). Empty when neither is.
+    std::vector<std::string> flags = {};
 };
 
 /// How much one load slows echo down, per size and summarised (thesis figure 5.5: "the echo
@@ -49,6 +52,8 @@ struct contention_slowdown {
     double geometric_mean_ratio = 0.0;  ///< exp(mean(log ratio)): the typical factor, fair to ratios
     double min_ratio = 0.0;
     double max_ratio = 0.0;
+    /// Set when a point it summarises is flagged: the four ratios are then flagged too.
+    std::vector<std::string> flags = {};
 };
 
 /// Slow-down of echo under each load against the idle run (thesis figure 5.5), from the

@@ -15,10 +15,12 @@ COMET_DECL std::vector<contention_slowdown> contention_slowdowns(const result_se
         double load;
         std::int64_t cross;
         std::map<std::int64_t, std::vector<double>> by_size;
+        std::map<std::int64_t, std::string> flagged;  // size -> why its statistic is flagged
     };
     struct group {
         params key;
         std::map<std::int64_t, std::vector<double>> idle;
+        std::map<std::int64_t, std::string> idle_flagged;
         std::vector<load_curve> loads;  // first-seen order
     };
     std::vector<group> groups;
@@ -28,16 +30,19 @@ COMET_DECL std::vector<contention_slowdown> contention_slowdowns(const result_se
         if (!size || !load || !usable(*r)) continue;
         params key = detail::growth::without(r->params, {"size", "load", "cross_size"});
         auto g = std::find_if(groups.begin(), groups.end(), [&](const group& x) { return x.key == key; });
-        if (g == groups.end()) g = groups.insert(groups.end(), group{std::move(key), {}, {}});
+        if (g == groups.end()) g = groups.insert(groups.end(), group{std::move(key), {}, {}, {}});
         std::vector<double>* into = nullptr;
+        std::string why = statistic_flag(*r, stat);
         if (*load == 0.0) {
             into = &g->idle[*size];
+            if (!why.empty()) g->idle_flagged.emplace(*size, std::move(why));
         } else {
             const std::int64_t cross = r->params.integer("cross_size").value_or(0);
             auto l = std::find_if(g->loads.begin(), g->loads.end(),
                                   [&](const load_curve& x) { return x.load == *load && x.cross == cross; });
-            if (l == g->loads.end()) l = g->loads.insert(g->loads.end(), load_curve{*load, cross, {}});
+            if (l == g->loads.end()) l = g->loads.insert(g->loads.end(), load_curve{*load, cross, {}, {}});
             into = &l->by_size[*size];
+            if (!why.empty()) l->flagged.emplace(*size, std::move(why));
         }
         const std::vector<double> valid = valid_samples(*r);
         into->insert(into->end(), valid.begin(), valid.end());
@@ -60,7 +65,12 @@ COMET_DECL std::vector<contention_slowdown> contention_slowdowns(const result_se
                 const double t0 = statistic_of(idle->second, stat);
                 const double t1 = statistic_of(samples, stat);
                 if (!(t0 > 0.0) || !std::isfinite(t1)) continue;
-                s.points.push_back({size, t0, t1, t1 / t0});
+                slowdown_point pt{size, t0, t1, t1 / t0};
+                if (const auto f = g.idle_flagged.find(size); f != g.idle_flagged.end()) pt.flags.push_back("idle: " + f->second);
+                if (const auto f = l.flagged.find(size); f != l.flagged.end()) pt.flags.push_back("loaded: " + f->second);
+                if (!pt.flags.empty() && s.flags.empty())
+                    s.flags.push_back("from a flagged point (size " + std::to_string(size) + ": " + pt.flags.front() + ")");
+                s.points.push_back(std::move(pt));
                 ratios.push_back(t1 / t0);
                 log_sum += std::log(std::max(t1 / t0, std::numeric_limits<double>::min()));
             }

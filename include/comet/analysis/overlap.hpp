@@ -48,6 +48,10 @@ struct overlap_point {
     /// which is no overlap. NaN at vector length 0 (nothing to hide), when comm or comp is
     /// missing, or when min(comm, comp) ≤ 0. Noisy where comp or comm is tiny.
     double hidden = 0.0;
+    /// Why this point's figures must not be read at face value: each record they come from whose
+    /// statistic is flagged (`statistic_flag`), as "sync: why", "async: why" (gain and saved), and
+    /// "async alone: why", "daxpy: why" (hidden). Empty when none is.
+    std::vector<std::string> flags = {};
 };
 
 /// The overlap gain of one message size, over its vector lengths above 0.
@@ -58,6 +62,9 @@ struct overlap_size_gain {
     double max_gain = 0.0;
     double median_saved = 0.0;
     double max_saved = 0.0;
+    /// Set when a point it summarises has a flagged sync or async statistic: the four figures
+    /// are then flagged. Empty when none has.
+    std::vector<std::string> flags = {};
 };
 
 /// Overlap gains of one group of overlap records (one `nodes`, one `hops`, ...).
@@ -76,6 +83,8 @@ struct overlap_gain {
     double large_max_gain = 0.0;
     double large_median_saved = 0.0;
     double large_max_saved = 0.0;
+    /// As `overlap_size_gain::flags`, for the "large messages" summary.
+    std::vector<std::string> large_flags = {};
 };
 
 /// Options of `overlap_gains`.

@@ -42,7 +42,7 @@ inline std::string unusable(const record& r) {
 /// tolerance that is not a number above 0.
 /// @code
 ///   comet::derived_table t = comet::prediction_table(measured.results, predicted.results);
-///   report.tables.push_back(t);  // notes: "31 of 38 points within ±25% (...)"
+///   report.tables.push_back(t);  // its first note: "<k> of <n> points within ±25% ...; by kernel: ..."
 /// @endcode
 inline derived_table prediction_table(const result_set& measured, const result_set& predicted, double tolerance = 0.25) {
     if (!(tolerance > 0) || !std::isfinite(tolerance))
@@ -86,7 +86,7 @@ inline derived_table prediction_table(const result_set& measured, const result_s
         } else {
             ++k.flagged, ++all.flagged;
             const std::string why = flags.front().why;
-            flags.push_back({"predicted/measured", why});
+            if (flags.back().what != "predicted/measured") flags.push_back({"predicted/measured", why});
             flags.push_back({"within", why});
         }
         const auto us = [](double s) { return std::isfinite(s) ? derived_table::cell{s * 1e6} : derived_table::cell{}; };

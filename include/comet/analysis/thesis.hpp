@@ -86,7 +86,9 @@ struct thesis_evidence {
 struct thesis_comparison {
     const thesis_figure* figure;
     std::optional<double> measured;
-    std::vector<std::string> flags;  ///< the flags of the fit the figure comes from (see `fit_flag`)
+    /// The flags of the fit the figure comes from (see `fit_flag`; no number then), or of the
+    /// bandwidth figures (`bandwidth_figures::flags`: the number is shown, marked).
+    std::vector<std::string> flags;
 };
 
 namespace detail::thesis {

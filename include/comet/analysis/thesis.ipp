@@ -37,6 +37,10 @@ COMET_DECL std::vector<thesis_comparison> compare_with_thesis(const thesis_evide
     for (const auto& f : thesis_figures()) {
         thesis_comparison row{&f, detail::thesis::measured_figure(e, f.key), {}};
         if (const transfer_fit* fit = detail::thesis::figure_fit(e, f.key); fit && !fit->valid()) row.flags = fit->flags;
+        const std::string_view key = f.key;
+        if (key == "echo.peak" || key == "echo.n_half" || key == "echo.n_90")  // flagged with the medians it comes from
+            for (const auto& b : e.bandwidth)
+                if (b.kernel == "echo" && b.hops == 1) row.flags = b.flags;
         rows.push_back(std::move(row));
     }
     return rows;

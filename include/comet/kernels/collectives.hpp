@@ -132,7 +132,9 @@ void collect(result_set& out, std::vector<sampled_point>& measured, const sampli
 /// Why pairs: a difference of two medians of different samples has no interval, and went below
 /// zero on a busy machine. Where the interval does not exclude zero (the broadcast alone is
 /// within the barrier's noise) or there are too few pairs for one, `without_barrier` is not
-/// reported but flagged, with why.
+/// reported but flagged, with why. Where the differences disagree (a disturbed broadcast or
+/// barrier on one side of a pair), `without_barrier` and its interval are flagged; where the
+/// barrier's own samples disagree, `closing_barrier` is.
 COMET_DECL void without_closing_barrier(record& rec, const sampled_point& with, const sampled_point& alone);
 
 }  // namespace detail::collectives

@@ -27,7 +27,12 @@ COMET_DECL void without_closing_barrier(record& rec, const sampled_point& with, 
     // The points close on their own rules; their first samples come from the same rounds.
     for (std::size_t j = 0; j < std::min(with.samples.size(), alone.samples.size()); ++j)
         if (valid(with, j) && valid(alone, j)) differences.push_back(with.samples[j] - alone.samples[j]);
-    if (!barrier.empty()) rec.values.set("closing_barrier", summarize(std::span<const double>(barrier)).median);
+    if (!barrier.empty()) {
+        rec.values.set("closing_barrier", summarize(std::span<const double>(barrier)).median);
+        // The barrier's own samples: where they disagree, so does their median.
+        const assessment b = assess(record{"", {}, barrier});
+        if (const flag* f = find_flag(b.flags, "statistics")) add_flag(rec, "closing_barrier", "its samples: " + f->why);
+    }
     const auto ci = median_ci(differences);
     if (!ci) {
         add_flag(rec, "without_barrier", "too few paired samples for an interval (" + std::to_string(differences.size()) + ")");
@@ -45,7 +50,11 @@ COMET_DECL void without_closing_barrier(record& rec, const sampled_point& with, 
     // or barrier on one side of a pair), the figure and its interval are flagged as theirs would be.
     const assessment d = assess(record{"", {}, differences});
     const flag* f = find_flag(d.flags, "statistics");
-    if (f || d.outliers > 0) add_flag(rec, "without_barrier", "the paired differences: " + (f ? f->why : std::to_string(d.outliers) + " of " + std::to_string(d.valid) + " beyond median +- 3 sigma"));
+    if (f || d.outliers > 0) {
+        const std::string why =
+            "the paired differences: " + (f ? f->why : std::to_string(d.outliers) + " of " + std::to_string(d.valid) + " beyond median +- 3 sigma");
+        for (const char* what : {"without_barrier", "without_barrier_ci_low", "without_barrier_ci_high"}) add_flag(rec, what, why);
+    }
 }
 
 }  // namespace detail::collectives

@@ -114,10 +114,13 @@ COMET_DECL void write_fits_csv(std::ostream& os, const std::vector<transfer_fit>
 }
 
 COMET_DECL void write_bandwidth_csv(std::ostream& os, const std::vector<bandwidth_figures>& figures) {
-    os << "kernel,hops,peak,n_half,n_90\n";
-    for (const auto& b : figures)
+    os << "kernel,hops,peak,n_half,n_90,flags\n";
+    for (const auto& b : figures) {
+        std::string flags;
+        for (const auto& f : b.flags) flags += (flags.empty() ? "" : ";") + f;
         os << detail::csv_cell(b.kernel) << ',' << std::to_string(b.hops) << ',' << detail::csv_number(b.peak) << ','
-           << detail::csv_number(b.n_half) << ',' << detail::csv_number(b.n_90) << '\n';
+           << detail::csv_number(b.n_half) << ',' << detail::csv_number(b.n_90) << ',' << detail::csv_cell(flags) << '\n';
+    }
 }
 
 COMET_DECL void write_commtest_csv(std::ostream& os, const std::vector<commtest_statistics>& rows) {

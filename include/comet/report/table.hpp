@@ -95,6 +95,9 @@ COMET_DECL std::string flags_text(const assessment& a);
 
 COMET_DECL void write_kernel(std::ostream& os, std::string_view kernel, const std::vector<const record*>& recs);
 
+/// The items joined by "; " (a note column's flags).
+COMET_DECL std::string joined(const std::vector<std::string>& items);
+
 /// A curve's shared params as "size 8, hops 1" ("-" when there are none).
 COMET_DECL std::string group_text(const params& group);
 

@@ -214,7 +214,9 @@ COMET_DECL void write_kernel(std::ostream& os, std::string_view kernel, const st
         if (has_bandwidth) {
             const auto size = bandwidth_bytes(*r);
             const bool ok = !whole && size && *size > 0 && s.median > 0.0;
-            row.push_back(ok ? fixed(static_cast<double>(*size) / s.median / 1e6, 3) : "-");
+            // From the median: flagged with it.
+            const bool median_flagged = find_flag(a.flags, "median") || find_flag(a.flags, "statistics");
+            row.push_back(ok ? fixed(static_cast<double>(*size) / s.median / 1e6, 3) + (median_flagged ? "!" : "") : "-");
         }
         if (any_note) {
             std::string note = s.unstable && !whole ? "unstable" : "";
@@ -231,6 +233,12 @@ COMET_DECL void write_kernel(std::ostream& os, std::string_view kernel, const st
     if (any_flag)
         os << "  !: a flagged figure, not to be read at face value (the note says why); a flagged point (\"point: ...\") "
               "reports no statistic\n";
+}
+
+COMET_DECL std::string joined(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : "; ") + item;
+    return out;
 }
 
 COMET_DECL std::string group_text(const params& group) {
@@ -411,61 +419,100 @@ COMET_DECL void write_table(std::ostream& os, const report& r) {
         }
     }
     if (!r.bandwidth.empty()) {
+        const bool any_flag = std::any_of(r.bandwidth.begin(), r.bandwidth.end(), [](const auto& b) { return !b.flags.empty(); });
         text_table t{{"kernel", "hops", "peak[MB/s]", "n_half[B]", "n_90[B]"}, {true, false, false, false, false}, {}};
-        for (const auto& b : r.bandwidth)
-            t.rows.push_back({b.kernel, std::to_string(b.hops), fixed(b.peak / 1e6, 3), fixed(b.n_half, 0),
-                              fixed(b.n_90, 0)});
+        if (any_flag) t.headers.emplace_back("note"), t.left.push_back(true);
+        for (const auto& b : r.bandwidth) {
+            const std::string mark = b.flags.empty() ? "" : "!";
+            std::vector<std::string> row{b.kernel, std::to_string(b.hops), fixed(b.peak / 1e6, 3) + mark, fixed(b.n_half, 0) + mark,
+                                         fixed(b.n_90, 0) + mark};
+            if (any_flag) row.push_back(joined(b.flags));
+            t.rows.push_back(std::move(row));
+        }
         os << "\nbandwidth: peak, and the sizes reaching 50% and 90% of it\n";
         t.write(os);
+        if (any_flag) os << "  !: from statistics that are flagged (the note says where), not to be read at face value\n";
     }
     if (!r.log_p.empty()) {
+        const bool any_flag = std::any_of(r.log_p.begin(), r.log_p.end(), [](const auto& f) { return !f.flags.empty(); });
         text_table t{{"kernel", "curve", "P", "at P=1[µs]", "per doubling[µs]", "R² log P", "R² P", "grows"},
                      {true, true, false, false, false, false, false, true},
                      {}};
+        if (any_flag) t.headers.emplace_back("note"), t.left.push_back(true);
         for (const auto& f : r.log_p) {
             std::string ps;
             for (const auto& d : f.data) {
                 if (!ps.empty()) ps += ',';
                 ps += fixed(d.x, 0);
             }
-            t.rows.push_back({f.kernel, group_text(f.group), ps, fixed(f.intercept * 1e6, 3), fixed(f.per_doubling * 1e6, 3),
-                              fixed(f.r_squared, 3), fixed(f.r_squared_linear_p, 3),
-                              f.points < 3 ? "(2 P only)" : f.logarithmic ? "log P" : "P"});
+            const std::string mark = f.flags.empty() ? "" : "!";
+            std::vector<std::string> row{f.kernel, group_text(f.group), ps, fixed(f.intercept * 1e6, 3) + mark,
+                                         fixed(f.per_doubling * 1e6, 3) + mark, fixed(f.r_squared, 3) + mark,
+                                         fixed(f.r_squared_linear_p, 3) + mark,
+                                         (f.points < 3 ? "(2 P only)" : f.logarithmic ? "log P" : "P") + mark};
+            if (any_flag) row.push_back(joined(f.flags));
+            t.rows.push_back(std::move(row));
         }
         os << "\ngrowth with the number of nodes: t = at P=1 + per doubling * log2 P\n";
         t.write(os);
+        if (any_flag) os << "  !: from statistics that are flagged (the note says where), not to be read at face value\n";
     }
     if (!r.growth.empty()) {
         text_table t{{"kernel", "curve", "points", "R² linear", "R² quadratic", "square share", "grows"},
                      {true, true, false, false, false, false, true},
                      {}};
-        for (const auto& g : r.growth)
-            t.rows.push_back({g.kernel, group_text(g.group), std::to_string(g.points), fixed(g.linear.r_squared, 3),
-                              fixed(g.quadratic.r_squared, 3), fixed(g.quadratic_share, 2), to_string(g.model)});
+        const bool any_flag = std::any_of(r.growth.begin(), r.growth.end(), [](const auto& g) { return !g.flags.empty(); });
+        if (any_flag) t.headers.emplace_back("note"), t.left.push_back(true);
+        for (const auto& g : r.growth) {
+            const std::string mark = g.flags.empty() ? "" : "!";
+            std::vector<std::string> row{g.kernel, group_text(g.group), std::to_string(g.points), fixed(g.linear.r_squared, 3) + mark,
+                                         fixed(g.quadratic.r_squared, 3) + mark, fixed(g.quadratic_share, 2) + mark,
+                                         to_string(g.model) + mark};
+            if (any_flag) row.push_back(joined(g.flags));
+            t.rows.push_back(std::move(row));
+        }
         os << "\ngrowth with the matrix dimension: linear or quadratic\n";
         t.write(os);
+        if (any_flag) os << "  !: from statistics that are flagged (the note says where), not to be read at face value\n";
     }
     if (!r.contention.empty()) {
         text_table t{{"kernel", "curve", "load", "cross[B]", "sizes", "median ×", "min ×", "max ×"},
                      {true, true, false, false, false, false, false, false},
                      {}};
-        for (const auto& c : r.contention)
-            t.rows.push_back({c.kernel, group_text(c.group), fixed(c.load, 2), std::to_string(c.cross_size),
-                              std::to_string(c.points.size()), fixed(c.median_ratio, 3), fixed(c.min_ratio, 3),
-                              fixed(c.max_ratio, 3)});
+        const bool any_flag = std::any_of(r.contention.begin(), r.contention.end(), [](const auto& c) { return !c.flags.empty(); });
+        if (any_flag) t.headers.emplace_back("note"), t.left.push_back(true);
+        for (const auto& c : r.contention) {
+            const std::string mark = c.flags.empty() ? "" : "!";
+            std::vector<std::string> row{c.kernel, group_text(c.group), fixed(c.load, 2), std::to_string(c.cross_size),
+                                         std::to_string(c.points.size()), fixed(c.median_ratio, 3) + mark, fixed(c.min_ratio, 3) + mark,
+                                         fixed(c.max_ratio, 3) + mark};
+            if (any_flag) row.push_back(joined(c.flags));
+            t.rows.push_back(std::move(row));
+        }
         os << "\necho under cross traffic: time loaded / time idle\n";
         t.write(os);
+        if (any_flag) os << "  !: from statistics that are flagged (the note says where), not to be read at face value\n";
     }
     if (!r.overlap.empty()) {
+        bool any_flag = false;
+        for (const auto& o : r.overlap)
+            for (const auto& sz : o.sizes) any_flag = any_flag || !sz.flags.empty();
         text_table t{{"kernel", "curve", "size[B]", "vectors", "median sync/async", "max sync/async", "median saved"},
                      {true, true, false, false, false, false, false},
                      {}};
+        if (any_flag) t.headers.emplace_back("note"), t.left.push_back(true);
         for (const auto& o : r.overlap)
-            for (const auto& sz : o.sizes)
-                t.rows.push_back({o.kernel, group_text(o.group), std::to_string(sz.size), std::to_string(sz.points),
-                                  fixed(sz.median_gain, 3), fixed(sz.max_gain, 3), fixed(sz.median_saved * 100, 1) + "%"});
+            for (const auto& sz : o.sizes) {
+                const std::string mark = sz.flags.empty() ? "" : "!";
+                std::vector<std::string> row{o.kernel, group_text(o.group), std::to_string(sz.size), std::to_string(sz.points),
+                                             fixed(sz.median_gain, 3) + mark, fixed(sz.max_gain, 3) + mark,
+                                             fixed(sz.median_saved * 100, 1) + "%" + mark};
+                if (any_flag) row.push_back(joined(sz.flags));
+                t.rows.push_back(std::move(row));
+            }
         os << "\noverlap: synchronous / asynchronous exchange with DAXPY (above 1: overlapping pays)\n";
         t.write(os);
+        if (any_flag) os << "  !: from statistics that are flagged (the note says where), not to be read at face value\n";
     }
     if (!r.commtest.empty()) write_commtest(os, r.commtest);
     for (const auto& t : r.tables) write_derived(os, t);

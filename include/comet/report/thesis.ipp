@@ -31,7 +31,7 @@ COMET_DECL void write_thesis_comparison(std::ostream& os, const std::vector<thes
        << "measured" << std::setw(8) << "ratio" << "  unit\n";
     for (const auto& row : rows) {
         const auto& f = *row.figure;
-        const std::string measured = row.measured ? fixed(*row.measured * f.scale)
+        const std::string measured = row.measured ? fixed(*row.measured * f.scale) + (row.flags.empty() ? "" : "!")
                                                   : row.flags.empty() ? "-" : "flagged";  // a flagged fit's number is no measurement
         const std::string ratio = row.measured ? fixed(*row.measured / f.value) : "-";
         os << "  " << std::left << std::setw(34) << f.label << std::right << std::setw(12) << fixed(f.value * f.scale)

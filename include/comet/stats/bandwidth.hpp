@@ -33,6 +33,10 @@ struct bandwidth_figures {
     double peak = 0.0;    ///< bytes per second: the largest measured bandwidth
     double n_half = 0.0;  ///< bytes: smallest size reaching 50% of peak (interpolated)
     double n_90 = 0.0;    ///< bytes: smallest size reaching 90% of peak (interpolated)
+    /// Why the figures must not be read at face value: the sizes whose median is flagged (its
+    /// samples disagree: stats/validity.hpp's `median_flag`), each figure resting on the
+    /// bandwidths of all. Empty when none is.
+    std::vector<std::string> flags = {};
 };
 
 namespace detail {

@@ -17,8 +17,11 @@
 #include <algorithm>
 #include <initializer_list>
 #include <limits>
+#include <locale>
 #include <map>
 #include <optional>
+#include <sstream>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -51,6 +54,7 @@ COMET_DECL params without(const params& p, std::initializer_list<std::string_vie
 struct curve {
     params key;
     std::map<double, std::vector<double>> by_x;
+    std::map<double, std::vector<const record*>> records;  ///< those pooled at each x (into the result set read)
 };
 
 /// The curves of `kernel`: records with a numeric `x_param` and samples, grouped by their
@@ -60,6 +64,11 @@ COMET_DECL std::vector<curve> curves(const result_set& results, std::string_view
 
 /// The statistics of the pooled samples of each x of `c`, ascending x.
 COMET_DECL std::vector<growth_point> points_of(const curve& c, statistic s);
+
+/// Why figures from `c`'s statistics `s` must not be read at face value: one line naming the
+/// values of `x_param` whose records have that statistic flagged (`statistic_flag`), and why at
+/// the first. Empty when none has.
+COMET_DECL std::vector<std::string> flags_of(const curve& c, statistic s, std::string_view x_param);
 
 COMET_DECL double median_of(std::vector<double> v);
 COMET_DECL double max_of(const std::vector<double>& v);

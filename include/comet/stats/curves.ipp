@@ -24,7 +24,8 @@ COMET_DECL std::vector<curve> curves(const result_set& results, std::string_view
         params key = without(r->params, {x_param});
         if (also_ignore.size() != 0) key = without(key, also_ignore);
         auto it = std::find_if(out.begin(), out.end(), [&](const curve& c) { return c.key == key; });
-        if (it == out.end()) it = out.insert(out.end(), curve{std::move(key), {}});
+        if (it == out.end()) it = out.insert(out.end(), curve{std::move(key), {}, {}});
+        it->records[*x].push_back(r);
         auto& s = it->by_x[*x];
         const std::vector<double> valid = valid_samples(*r);
         s.insert(s.end(), valid.begin(), valid.end());
@@ -36,6 +37,23 @@ COMET_DECL std::vector<growth_point> points_of(const curve& c, statistic s) {
     std::vector<growth_point> pts;
     for (const auto& [x, samples] : c.by_x) pts.push_back({x, statistic_of(samples, s)});
     return pts;
+}
+
+COMET_DECL std::vector<std::string> flags_of(const curve& c, statistic s, std::string_view x_param) {
+    std::string at, first;
+    std::size_t count = 0;
+    for (const auto& [x, recs] : c.records)
+        for (const record* r : recs)
+            if (std::string why = statistic_flag(*r, s); !why.empty()) {
+                std::ostringstream v;
+                v.imbue(std::locale::classic());
+                v << x;
+                at += (at.empty() ? "" : ", ") + v.str();
+                if (count++ == 0) first = v.str() + ": " + why;
+                break;
+            }
+    if (count == 0) return {};
+    return {"the " + std::string(to_string(s)) + " is flagged at " + std::string(x_param) + " " + at + " (at " + first + ")"};
 }
 
 COMET_DECL double median_of(std::vector<double> v) { return v.empty() ? nan : summarize(v).median; }

@@ -128,6 +128,9 @@ struct log_p_fit {
     bool logarithmic = false;
     std::size_t points = 0;           ///< distinct group sizes fitted
     std::vector<growth_point> data;   ///< x = nodes (not its log), ascending; time = the statistic
+    /// Where a point's statistic is flagged (its samples disagree): the group sizes, and why at
+    /// the first; every figure of the line then rests on it. Empty when none is.
+    std::vector<std::string> flags = {};
 };
 
 /// A polynomial least-squares fit y = Σ coefficients[k] · x^k.
@@ -174,6 +177,8 @@ struct growth_comparison {
     growth_model model = growth_model::linear;  ///< the verdict, by the rule above
     std::size_t points = 0;                     ///< distinct x values fitted
     std::vector<growth_point> data;             ///< ascending x
+    /// As `log_p_fit::flags`: the x values whose statistic is flagged. Empty when none is.
+    std::vector<std::string> flags = {};
 };
 
 }  // namespace comet

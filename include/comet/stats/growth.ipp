@@ -60,6 +60,7 @@ COMET_DECL std::vector<log_p_fit> fit_log_p(const result_set& results, std::stri
         f.stat = stat;
         f.data = detail::growth::points_of(c, stat);
         f.points = f.data.size();
+        f.flags = detail::growth::flags_of(c, stat, "nodes");
         std::vector<double> log_p, p, time;
         for (const auto& pt : f.data) {
             log_p.push_back(std::log2(pt.x));
@@ -103,6 +104,7 @@ COMET_DECL std::vector<growth_comparison> compare_growth(const result_set& resul
         g.stat = stat;
         g.data = detail::growth::points_of(c, stat);
         g.points = g.data.size();
+        g.flags = detail::growth::flags_of(c, stat, x_param);
         std::vector<double> x, time;
         for (const auto& pt : g.data) {
             x.push_back(pt.x);

@@ -125,14 +125,18 @@ COMET_DECL assessment assess(const record& r);
 /// Whether an analysis may read `r`: it has a valid sample and is not flagged as a whole.
 COMET_DECL bool usable(const record& r);
 
-/// Why the median of `r` must not be read at face value (its samples disagree, or the kernel
-/// flagged it), or empty.
-inline std::string median_flag(const record& r) {
+/// Why statistic `s` of `r` must not be read at face value (its samples disagree, or that
+/// statistic is flagged: an outlier pulls the mean, the kernel flagged the median), or empty.
+/// An analysis that derives a figure from it flags that figure with this.
+inline std::string statistic_flag(const record& r, statistic s) {
     const assessment a = assess(r);
-    for (const char* what : {"statistics", "median"})
+    for (const char* what : {"statistics", to_string(s)})
         if (const flag* f = find_flag(a.flags, what)) return f->why;
     return {};
 }
+
+/// Why the median of `r` must not be read at face value, or empty (`statistic_flag`).
+inline std::string median_flag(const record& r) { return statistic_flag(r, statistic::median); }
 
 }  // namespace comet
 

@@ -37,6 +37,9 @@ COMET_DECL void write_break_test(writer& w, const break_test& t);
 /// no script can read a hop of −414.9 µs as a result: the reasons are in `flags`.
 COMET_DECL void write_fit(writer& w, const transfer_fit& f);
 
+/// `"name": [items...]` on one line: a figure's flags (empty when it has none).
+COMET_DECL void write_string_array(writer& w, std::string_view name, const std::vector<std::string>& items);
+
 COMET_DECL void write_bandwidth(writer& w, const bandwidth_figures& b);
 
 COMET_DECL void write_group(writer& w, const params& group);

@@ -55,6 +55,13 @@ COMET_DECL void write_fit(writer& w, const transfer_fit& f) {
     w.end_object();
 }
 
+COMET_DECL void write_string_array(writer& w, std::string_view name, const std::vector<std::string>& items) {
+    w.key(name);
+    w.begin_array(true);
+    for (const auto& item : items) w.string(item);
+    w.end_array();
+}
+
 COMET_DECL void write_bandwidth(writer& w, const bandwidth_figures& b) {
     w.begin_object(true);
     w.member("kernel", b.kernel);
@@ -62,6 +69,7 @@ COMET_DECL void write_bandwidth(writer& w, const bandwidth_figures& b) {
     w.member("peak", b.peak);
     w.member("n_half", b.n_half);
     w.member("n_90", b.n_90);
+    write_string_array(w, "flags", b.flags);
     w.end_object();
 }
 
@@ -110,6 +118,7 @@ COMET_DECL void write_log_p(writer& w, const log_p_fit& f) {
     w.boolean(f.logarithmic);
     w.member("points", f.points);
     write_points(w, "nodes", f.data);
+    write_string_array(w, "flags", f.flags);
     w.end_object();
 }
 
@@ -127,6 +136,7 @@ COMET_DECL void write_growth(writer& w, const growth_comparison& g) {
     w.member("model", std::string(to_string(g.model)));
     w.member("points", g.points);
     write_points(w, g.x, g.data);
+    write_string_array(w, "flags", g.flags);
     w.end_object();
 }
 
@@ -141,6 +151,7 @@ COMET_DECL void write_contention(writer& w, const contention_slowdown& c) {
     w.member("geometric_mean_ratio", c.geometric_mean_ratio);
     w.member("min_ratio", c.min_ratio);
     w.member("max_ratio", c.max_ratio);
+    write_string_array(w, "flags", c.flags);
     w.key("points");
     w.begin_array(true);
     for (const auto& p : c.points) {
@@ -149,6 +160,7 @@ COMET_DECL void write_contention(writer& w, const contention_slowdown& c) {
         w.member("idle", p.idle);
         w.member("loaded", p.loaded);
         w.member("ratio", p.ratio);
+        write_string_array(w, "flags", p.flags);
         w.end_object();
     }
     w.end_array();
@@ -166,6 +178,7 @@ COMET_DECL void write_overlap(writer& w, const overlap_gain& o) {
     w.member("large_max_gain", o.large_max_gain);
     w.member("large_median_saved", o.large_median_saved);
     w.member("large_max_saved", o.large_max_saved);
+    write_string_array(w, "large_flags", o.large_flags);
     w.key("sizes");
     w.begin_array();
     for (const auto& s : o.sizes) {
@@ -176,6 +189,7 @@ COMET_DECL void write_overlap(writer& w, const overlap_gain& o) {
         w.member("max_gain", s.max_gain);
         w.member("median_saved", s.median_saved);
         w.member("max_saved", s.max_saved);
+        write_string_array(w, "flags", s.flags);
         w.end_object();
     }
     w.end_array();
@@ -190,6 +204,7 @@ COMET_DECL void write_overlap(writer& w, const overlap_gain& o) {
         w.member("gain", p.gain);
         w.member("saved", p.saved);
         w.member("hidden", p.hidden);
+        write_string_array(w, "flags", p.flags);
         w.end_object();
     }
     w.end_array();
