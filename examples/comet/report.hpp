@@ -155,7 +155,8 @@ inline bool write_comparison(std::ostream& out, const comet::run_comparison& c, 
                "only how samples taken milliseconds apart spread, so a change of the machine's state between the runs reads as a "
                "change of the point (comet takes 8 rounds unless --rounds says otherwise)\n";
     out << "each point: slower or faster when p < " << general(c.options.alpha) << " and the median moved by more than "
-        << percent(c.options.threshold) << "%\n\n";
+        << percent(c.options.threshold) << "%; unresolved when it moved by more, but p is not below " << general(c.options.alpha)
+        << "\n\n";
     comet::detail::table::text_table t{
         .headers = {"point", "n A", "n B", "rounds", "median A[µs]", "median B[µs]", "change", "p", "verdict"},
         .left = {true, false, false, false, false, false, false, false, true}};
@@ -175,11 +176,15 @@ inline bool write_comparison(std::ostream& out, const comet::run_comparison& c, 
     out << "\nby kernel:\n";
     k.write(out);
     const std::size_t slower = c.count(comet::change_verdict::slower), faster = c.count(comet::change_verdict::faster);
-    const std::size_t same = c.points.size() - slower - faster;
+    const std::size_t unresolved = c.count(comet::change_verdict::unresolved);
+    const std::size_t same = c.points.size() - slower - faster - unresolved;
     const std::size_t small = c.significant() - slower - faster;  // significant, but within the threshold
     out << '\n' << c.points.size() << (c.points.size() == 1 ? " point: " : " points: ") << slower << " slower, " << faster << " faster, "
         << same << " same";
     if (small) out << " (" << small << " of them a significant change within " << percent(c.options.threshold) << "%)";
+    if (unresolved)
+        out << ", " << unresolved << " unresolved (the median moved by more than " << percent(c.options.threshold)
+            << "%, but the test cannot tell that from the spread: measure again on a quieter machine, or with more rounds)";
     out << '\n';
     const auto list = [&](const char* what, const std::vector<std::string>& names) {
         if (names.empty()) return;

@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
+#include <string>
 
 #include "../support/records.hpp"
 
@@ -107,6 +108,29 @@ BOOST_AUTO_TEST_CASE(only_reported_samples_reach_the_ratios) {
     BOOST_TEST_REQUIRE(s[1].points.size() == 1u);
     BOOST_TEST(s[1].points[0].size == 8);
     BOOST_TEST(s[1].max_ratio == 1.5, tt::tolerance(1e-12));
+    // Its ratios no longer cover 1024 bytes, and say so (after the flag of `around`'s samples,
+    // which disagree at these medians).
+    BOOST_TEST(s[0].flags.size() == 1u);
+    BOOST_TEST_REQUIRE(s[1].flags.size() == 2u);
+    BOOST_TEST(s[1].flags[1] == "left out (a record not read) at 1 of 2 sizes (1024 B; at 1024 B: loaded: its windows kept failing)");
+}
+
+BOOST_AUTO_TEST_CASE(an_idle_record_left_out_flags_every_load_that_needed_it) {
+    comet::result_set rs = contention_records();
+    steady(rs);
+    comet::add_flag(rs.records[1], "point", "every sample preempted");  // idle, 1024 B
+    const auto s = comet::contention_slowdowns(rs);
+    BOOST_TEST_REQUIRE(s.size() == 2u);
+    for (const auto& load : s) {
+        BOOST_TEST(load.points.size() == 1u);
+        BOOST_TEST_REQUIRE(load.flags.size() == 1u);
+        BOOST_TEST(load.flags[0] == "left out (a record not read) at 1 of " + std::to_string(load.load == 0.5 ? 3 : 2) +
+                                        " sizes (1024 B; at 1024 B: idle: every sample preempted)");
+    }
+    // With every idle record left out nothing compares, and the error says why.
+    comet::add_flag(rs.records[0], "point", "every sample preempted");
+    BOOST_CHECK_EXCEPTION(comet::contention_slowdowns(rs), comet::invalid_argument,
+                          says("(2 records left out: flagged as a whole, or without a valid sample)"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

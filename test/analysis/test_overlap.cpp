@@ -70,6 +70,34 @@ BOOST_AUTO_TEST_CASE(figures_from_a_flagged_statistic_are_flagged) {
     BOOST_TEST(d.large_flags.empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_record_left_out_flags_the_figures_that_needed_it) {
+    // The sync record at 85000 B and 1000 doubles flagged as a whole: that point is gone, and
+    // the large-message summary, which would have read it, says so (large_size is now 0: the
+    // largest size with a point).
+    comet::result_set rs = overlap_records();
+    steady(rs);
+    for (auto& r : rs.records)
+        if (r.params.integer("size") == 85000 && r.params.integer("vector_length") == 1000 && r.params.text("mode") == "sync")
+            comet::add_flag(r, "point", "every sample preempted");
+    const auto g = comet::overlap_gains(rs).at(0);
+    BOOST_TEST(g.points.size() == 3u);
+    BOOST_TEST(g.sizes[0].flags.empty());
+    BOOST_TEST_REQUIRE(g.large_flags.size() == 1u);
+    BOOST_TEST(g.large_flags[0] == "1 sync or async records left out (sync, size 85000, vector length 1000: every sample preempted)");
+    // The asynchronous exchange alone left out: the hidden fraction at its size is NaN, and says why.
+    comet::result_set alone = overlap_records();
+    steady(alone);
+    for (auto& r : alone.records)
+        if (r.params.integer("size") == 85000 && r.params.integer("vector_length") == 0 && r.params.text("mode") == "async") r.samples.clear();
+    const auto a = comet::overlap_gains(alone).at(0);
+    BOOST_TEST_REQUIRE(a.points.size() == 3u);
+    BOOST_TEST(a.points[2].size == 85000);
+    BOOST_TEST(std::isnan(a.points[2].hidden));
+    BOOST_TEST_REQUIRE(a.points[2].flags.size() == 1u);
+    BOOST_TEST(a.points[2].flags[0] == "async alone: left out: no valid sample");
+    BOOST_TEST(a.sizes[1].flags.empty());  // vector length 0 is no point of the summaries
+}
+
 BOOST_AUTO_TEST_CASE(overlap_gains_per_point_per_size_and_for_large_messages) {
     const auto gains = comet::overlap_gains(overlap_records());
     BOOST_TEST_REQUIRE(gains.size() == 1u);

@@ -123,7 +123,7 @@ void reductions_gather_alltoall(T& t, implementation expected) {
 
 }  // namespace ops_test
 
-COMET_TRANSPORT_CONFORMANCE(minimal_transport_conforms, comet_test::minimal_runner{})
+COMET_TRANSPORT_CONFORMANCE(minimal_transport_conformance, comet_test::minimal_runner{})
 
 BOOST_AUTO_TEST_SUITE(ops)
 

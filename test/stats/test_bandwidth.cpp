@@ -58,6 +58,19 @@ BOOST_AUTO_TEST_CASE(bandwidth_from_a_flagged_median_is_flagged) {
     BOOST_TEST(b[0].peak == 4e6, tolerance(1e-12));
 }
 
+BOOST_AUTO_TEST_CASE(bandwidth_without_a_size_left_out_says_so) {
+    // The largest size flagged as a whole (every sample preempted): the peak is the smaller
+    // sizes', and the figures say which size they lack.
+    auto rs = bandwidth_test::with_bandwidths({{100, 1e6}, {200, 2e6}, {400, 4e6}});
+    for (auto& r : rs.records)
+        if (r.params.integer("size") == 400) comet::add_flag(r, "point", "every sample preempted");
+    const auto b = comet::bandwidth(rs, "echo");
+    BOOST_TEST_REQUIRE(b.size() == 1u);
+    BOOST_TEST(b[0].peak == 2e6, tolerance(1e-12));
+    BOOST_TEST_REQUIRE(b[0].flags.size() == 1u);
+    BOOST_TEST(b[0].flags[0] == "left out (a record not read) at 1 of 3 sizes (400 B; at 400 B: every sample preempted)");
+}
+
 
 BOOST_AUTO_TEST_CASE(bandwidth_first_crossing_of_a_non_monotone_curve) {
     // 1, 5, 3, 10 MB/s: 50% of peak (5e6) is first reached at the second size, 90% (9e6) only at

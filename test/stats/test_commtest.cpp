@@ -341,6 +341,21 @@ BOOST_AUTO_TEST_CASE(records_of_one_count_pool_their_samples) {
     BOOST_TEST(stats[1].data.size() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(a_count_left_out_is_noted) {
+    // N = 256 flagged as a whole: a comes from the two largest counts left (64 and 128), and a
+    // note names the one left out.
+    constexpr double alpha = 20e-6, beta = 1e-8;
+    comet::result_set rs;
+    commtest_test::add(rs, "(1,3)", 8192, commtest_test::counts(256),
+                       [&](std::int64_t n) { return alpha * static_cast<double>(n) + beta * 8192; });
+    comet::add_flag(rs.records.back(), "point", "every sample preempted");
+    const auto s = comet::commtest_statistics_of(rs).at(0);
+    BOOST_TEST(s.data.size() == 8u);
+    BOOST_TEST(*s.n2 == 128);
+    BOOST_TEST(commtest_test::has_note(
+        s, "left out (a record not read: every figure is from the others) at 1 of 9 message counts (256; at 256: every sample preempted)"));
+}
+
 BOOST_AUTO_TEST_CASE(nothing_to_read_is_no_statistics) {
     comet::result_set rs;
     BOOST_TEST(comet::commtest_statistics_of(rs).empty());

@@ -181,11 +181,12 @@ BOOST_AUTO_TEST_CASE(verdicts_need_significance_and_the_threshold) {
     // around() spans ±1.4%, so 1.5×, 0.5× and 1.03× all separate the samples completely:
     // U_a = 0, U = 225 and (15 a side > 8: normal) σ² = 15·15/12 · 31 = 581.25,
     // p = 2·(1 − Φ((225 − 112.5 − ½)/24.1091)) = 2·(1 − Φ(4.64555)) = 3.392e-6 — significant,
-    // but at 1.03× within the default 10%. 1.10× with 3 samples a side cannot be significant at
-    // 1%: the exact p of a complete separation is 2/C(6, 3) = 0.1.
+    // but at 1.03× within the default 10%. 1.20× with 3 samples a side cannot be significant at
+    // 1%: the exact p of a complete separation is 2/C(6, 3) = 0.1; beyond the threshold, that
+    // point is unresolved, not the same.
     const comet::result_set a{{echo(0, around(1e-6)), echo(8, around(1e-6)), echo(64, around(1e-6)), echo(100, {1e-6, 1.01e-6, 0.99e-6})}};
     const comet::result_set b{{echo(0, scaled(around(1e-6), 1.5)), echo(8, scaled(around(1e-6), 0.5)), echo(64, scaled(around(1e-6), 1.03)),
-                               echo(100, {1.1e-6, 1.111e-6, 1.089e-6})}};
+                               echo(100, {1.2e-6, 1.212e-6, 1.188e-6})}};
     const comet::run_comparison c = comet::compare_runs(a, b);
     BOOST_TEST_REQUIRE(c.points.size() == 4u);
     const auto& slower = c.points[0];
@@ -200,7 +201,9 @@ BOOST_AUTO_TEST_CASE(verdicts_need_significance_and_the_threshold) {
     BOOST_TEST(!c.points[3].significant);
     BOOST_TEST(c.points[3].test.exact);
     BOOST_TEST(c.points[3].test.p == 0.1, boost::test_tools::tolerance(1e-12));
-    BOOST_TEST((c.points[3].verdict == comet::change_verdict::same));
+    BOOST_TEST((c.points[3].verdict == comet::change_verdict::unresolved));
+    BOOST_TEST(comet::to_string(c.points[3].verdict) == "unresolved");
+    BOOST_TEST(!c.points[3].regression);
     BOOST_TEST(c.regressed());
     BOOST_TEST(c.count(comet::change_verdict::slower) == 1u);
     BOOST_TEST(c.count(comet::change_verdict::faster) == 1u);
@@ -334,8 +337,8 @@ BOOST_AUTO_TEST_CASE(a_state_that_moves_the_rounds_is_not_a_change) {
     BOOST_TEST(p.round_test->dof == 8.0, boost::test_tools::tolerance(1e-9));
     BOOST_TEST(p.round_test->t == 0.13 / std::sqrt(0.0037), boost::test_tools::tolerance(1e-9));
     BOOST_TEST(p.p == p.round_test->p);
-    BOOST_TEST(!p.significant);  // ... but the rounds vary as much
-    BOOST_TEST((p.verdict == comet::change_verdict::same));
+    BOOST_TEST(!p.significant);  // ... but the rounds vary as much: no verdict either way
+    BOOST_TEST((p.verdict == comet::change_verdict::unresolved));
     BOOST_TEST(!c.regressed());
     BOOST_TEST(c.tested_on(comet::compare_unit::rounds) == 1u);
 }

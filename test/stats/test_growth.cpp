@@ -145,10 +145,16 @@ BOOST_AUTO_TEST_CASE(a_curve_with_a_flagged_point_is_flagged) {
     rs.records[1].samples = {15 * us, 25 * us, 20 * us, 12 * us, 30 * us};
     const auto f = comet::fit_log_p(rs, "broadcast").at(0);
     BOOST_TEST_REQUIRE(f.flags.size() == 1u);
-    BOOST_TEST(f.flags[0].starts_with("the median is flagged at nodes 4 (at 4: the samples disagree"), f.flags[0]);
+    BOOST_TEST(f.flags[0].starts_with("the median is flagged at 1 of 4 values of nodes (4; at 4: the samples disagree"), f.flags[0]);
     const auto g = comet::compare_growth(rs, "broadcast", "nodes").at(0);
     BOOST_TEST_REQUIRE(g.flags.size() == 1u);
-    BOOST_TEST(g.flags[0].starts_with("the median is flagged at nodes 4 "), g.flags[0]);
+    BOOST_TEST(g.flags[0].starts_with("the median is flagged at 1 of 4 values of nodes (4; "), g.flags[0]);
+    // The 16-node point flagged as a whole: the line is fitted to the other three, and says so.
+    comet::add_flag(rs.records[3], "point", "every sample preempted");
+    const auto left = comet::fit_log_p(rs, "broadcast").at(0);
+    BOOST_TEST(left.points == 3u);
+    BOOST_TEST_REQUIRE(left.flags.size() == 2u);
+    BOOST_TEST(left.flags[1] == "left out (a record not read) at 1 of 4 values of nodes (16; at 16: every sample preempted)");
 }
 
 BOOST_AUTO_TEST_CASE(log_p_needs_two_group_sizes) {

@@ -126,6 +126,8 @@ BOOST_AUTO_TEST_CASE(a_point_without_a_valid_sample_is_flagged_and_unusable) {
     BOOST_TEST(a.valid == 0u);
     BOOST_TEST(flagged(a, "point"));
     BOOST_TEST(!comet::usable(r));
+    BOOST_TEST(comet::unusable_why(r) == "no valid sample: all 2 invalid (2 negative)");
+    BOOST_TEST(comet::unusable_why(point({})) == "no valid sample");
 
     comet::record windows = point({1e-6});
     comet::add_flag(windows, "point", "the windows kept failing");
@@ -133,7 +135,9 @@ BOOST_AUTO_TEST_CASE(a_point_without_a_valid_sample_is_flagged_and_unusable) {
     BOOST_TEST(!comet::usable(windows));
     BOOST_TEST_REQUIRE(windows.flags.size() == 1u);
     BOOST_TEST(windows.flags[0].why == "the windows kept failing");
+    BOOST_TEST(comet::unusable_why(windows) == "the windows kept failing");
     BOOST_TEST(comet::usable(point({1e-6})));
+    BOOST_TEST(comet::unusable_why(point({1e-6})).empty());
     BOOST_TEST(!comet::usable(point({})));
 }
 

@@ -21,6 +21,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -52,7 +53,9 @@ struct contention_slowdown {
     double geometric_mean_ratio = 0.0;  ///< exp(mean(log ratio)): the typical factor, fair to ratios
     double min_ratio = 0.0;
     double max_ratio = 0.0;
-    /// Set when a point it summarises is flagged: the four ratios are then flagged too.
+    /// Set when a point it summarises is flagged, or when a size of the curve has no point
+    /// because a record there, loaded or idle, was left out (flagged as a whole, or without a
+    /// valid sample: `unusable_why`): the four ratios are then flagged too.
     std::vector<std::string> flags = {};
 };
 

@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -50,7 +51,9 @@ struct overlap_point {
     double hidden = 0.0;
     /// Why this point's figures must not be read at face value: each record they come from whose
     /// statistic is flagged (`statistic_flag`), as "sync: why", "async: why" (gain and saved), and
-    /// "async alone: why", "daxpy: why" (hidden). Empty when none is.
+    /// "async alone: why", "daxpy: why" (hidden); "async alone: left out: why", "daxpy: left
+    /// out: why" when one of hidden's records was left out (flagged as a whole, or without a valid
+    /// sample: `unusable_why`), hidden then NaN. Empty when none is.
     std::vector<std::string> flags = {};
 };
 
@@ -62,8 +65,9 @@ struct overlap_size_gain {
     double max_gain = 0.0;
     double median_saved = 0.0;
     double max_saved = 0.0;
-    /// Set when a point it summarises has a flagged sync or async statistic: the four figures
-    /// are then flagged. Empty when none has.
+    /// Set when a point it summarises has a flagged sync or async statistic, or when a sync or
+    /// async record it would have summarised was left out (flagged as a whole, or without a valid
+    /// sample): the four figures are then flagged. Empty when neither.
     std::vector<std::string> flags = {};
 };
 
@@ -83,7 +87,8 @@ struct overlap_gain {
     double large_max_gain = 0.0;
     double large_median_saved = 0.0;
     double large_max_saved = 0.0;
-    /// As `overlap_size_gain::flags`, for the "large messages" summary.
+    /// As `overlap_size_gain::flags`, for the "large messages" summary (a record left out at a
+    /// size above large_size too: with the largest size left out, large_size is a smaller one).
     std::vector<std::string> large_flags = {};
 };
 

@@ -30,7 +30,7 @@ namespace detail::prediction {
 
 /// Why the median of `r` cannot be compared, or empty.
 inline std::string unusable(const record& r) {
-    if (!usable(r)) return "no valid sample, or flagged as a whole";
+    if (std::string why = unusable_why(r); !why.empty()) return why;
     return median_flag(r);
 }
 

@@ -98,6 +98,14 @@ COMET_DECL void write_kernel(std::ostream& os, std::string_view kernel, const st
 /// The items joined by "; " (a note column's flags).
 COMET_DECL std::string joined(const std::vector<std::string>& items);
 
+/// "!" beside a figure derived from flagged statistics (`flags` not empty), else nothing.
+inline std::string flag_mark(const std::vector<std::string>& flags) { return flags.empty() ? "" : "!"; }
+
+/// A table of figures derived from statistics: `title` on its own line, then `t`, whose figures
+/// carry their `flag_mark` already; `flags[i]` says why row i's are flagged. When one is, the
+/// table gets a note column (the reasons) and the legend of "!" below it.
+COMET_DECL void write_figures(std::ostream& os, std::string_view title, text_table t, const std::vector<std::vector<std::string>>& flags);
+
 /// A curve's shared params as "size 8, hops 1" ("-" when there are none).
 COMET_DECL std::string group_text(const params& group);
 

@@ -241,6 +241,18 @@ COMET_DECL std::string joined(const std::vector<std::string>& items) {
     return out;
 }
 
+COMET_DECL void write_figures(std::ostream& os, std::string_view title, text_table t, const std::vector<std::vector<std::string>>& flags) {
+    const bool any_flag = std::any_of(flags.begin(), flags.end(), [](const auto& f) { return !f.empty(); });
+    if (any_flag) {
+        t.headers.emplace_back("note");
+        t.left.push_back(true);
+        for (std::size_t i = 0; i < t.rows.size(); ++i) t.rows[i].push_back(joined(flags.at(i)));
+    }
+    os << '\n' << title << '\n';
+    t.write(os);
+    if (any_flag) os << "  !: from statistics that are flagged (the note says where), not to be read at face value\n";
+}
+
 COMET_DECL std::string group_text(const params& group) {
     std::string out;
     for (const auto& [name, value] : group) {
@@ -419,100 +431,73 @@ COMET_DECL void write_table(std::ostream& os, const report& r) {
         }
     }
     if (!r.bandwidth.empty()) {
-        const bool any_flag = std::any_of(r.bandwidth.begin(), r.bandwidth.end(), [](const auto& b) { return !b.flags.empty(); });
         text_table t{{"kernel", "hops", "peak[MB/s]", "n_half[B]", "n_90[B]"}, {true, false, false, false, false}, {}};
-        if (any_flag) t.headers.emplace_back("note"), t.left.push_back(true);
+        std::vector<std::vector<std::string>> flags;
         for (const auto& b : r.bandwidth) {
-            const std::string mark = b.flags.empty() ? "" : "!";
-            std::vector<std::string> row{b.kernel, std::to_string(b.hops), fixed(b.peak / 1e6, 3) + mark, fixed(b.n_half, 0) + mark,
-                                         fixed(b.n_90, 0) + mark};
-            if (any_flag) row.push_back(joined(b.flags));
-            t.rows.push_back(std::move(row));
+            const std::string mark = flag_mark(b.flags);
+            t.rows.push_back({b.kernel, std::to_string(b.hops), fixed(b.peak / 1e6, 3) + mark, fixed(b.n_half, 0) + mark, fixed(b.n_90, 0) + mark});
+            flags.push_back(b.flags);
         }
-        os << "\nbandwidth: peak, and the sizes reaching 50% and 90% of it\n";
-        t.write(os);
-        if (any_flag) os << "  !: from statistics that are flagged (the note says where), not to be read at face value\n";
+        write_figures(os, "bandwidth: peak, and the sizes reaching 50% and 90% of it", std::move(t), flags);
     }
     if (!r.log_p.empty()) {
-        const bool any_flag = std::any_of(r.log_p.begin(), r.log_p.end(), [](const auto& f) { return !f.flags.empty(); });
         text_table t{{"kernel", "curve", "P", "at P=1[µs]", "per doubling[µs]", "R² log P", "R² P", "grows"},
                      {true, true, false, false, false, false, false, true},
                      {}};
-        if (any_flag) t.headers.emplace_back("note"), t.left.push_back(true);
+        std::vector<std::vector<std::string>> flags;
         for (const auto& f : r.log_p) {
             std::string ps;
             for (const auto& d : f.data) {
                 if (!ps.empty()) ps += ',';
                 ps += fixed(d.x, 0);
             }
-            const std::string mark = f.flags.empty() ? "" : "!";
-            std::vector<std::string> row{f.kernel, group_text(f.group), ps, fixed(f.intercept * 1e6, 3) + mark,
-                                         fixed(f.per_doubling * 1e6, 3) + mark, fixed(f.r_squared, 3) + mark,
-                                         fixed(f.r_squared_linear_p, 3) + mark,
-                                         (f.points < 3 ? "(2 P only)" : f.logarithmic ? "log P" : "P") + mark};
-            if (any_flag) row.push_back(joined(f.flags));
-            t.rows.push_back(std::move(row));
+            const std::string mark = flag_mark(f.flags);
+            t.rows.push_back({f.kernel, group_text(f.group), ps, fixed(f.intercept * 1e6, 3) + mark, fixed(f.per_doubling * 1e6, 3) + mark,
+                              fixed(f.r_squared, 3) + mark, fixed(f.r_squared_linear_p, 3) + mark,
+                              (f.points < 3 ? "(2 P only)" : f.logarithmic ? "log P" : "P") + mark});
+            flags.push_back(f.flags);
         }
-        os << "\ngrowth with the number of nodes: t = at P=1 + per doubling * log2 P\n";
-        t.write(os);
-        if (any_flag) os << "  !: from statistics that are flagged (the note says where), not to be read at face value\n";
+        write_figures(os, "growth with the number of nodes: t = at P=1 + per doubling * log2 P", std::move(t), flags);
     }
     if (!r.growth.empty()) {
         text_table t{{"kernel", "curve", "points", "R² linear", "R² quadratic", "square share", "grows"},
                      {true, true, false, false, false, false, true},
                      {}};
-        const bool any_flag = std::any_of(r.growth.begin(), r.growth.end(), [](const auto& g) { return !g.flags.empty(); });
-        if (any_flag) t.headers.emplace_back("note"), t.left.push_back(true);
+        std::vector<std::vector<std::string>> flags;
         for (const auto& g : r.growth) {
-            const std::string mark = g.flags.empty() ? "" : "!";
-            std::vector<std::string> row{g.kernel, group_text(g.group), std::to_string(g.points), fixed(g.linear.r_squared, 3) + mark,
-                                         fixed(g.quadratic.r_squared, 3) + mark, fixed(g.quadratic_share, 2) + mark,
-                                         to_string(g.model) + mark};
-            if (any_flag) row.push_back(joined(g.flags));
-            t.rows.push_back(std::move(row));
+            const std::string mark = flag_mark(g.flags);
+            t.rows.push_back({g.kernel, group_text(g.group), std::to_string(g.points), fixed(g.linear.r_squared, 3) + mark,
+                              fixed(g.quadratic.r_squared, 3) + mark, fixed(g.quadratic_share, 2) + mark, to_string(g.model) + mark});
+            flags.push_back(g.flags);
         }
-        os << "\ngrowth with the matrix dimension: linear or quadratic\n";
-        t.write(os);
-        if (any_flag) os << "  !: from statistics that are flagged (the note says where), not to be read at face value\n";
+        write_figures(os, "growth with the matrix dimension: linear or quadratic", std::move(t), flags);
     }
     if (!r.contention.empty()) {
         text_table t{{"kernel", "curve", "load", "cross[B]", "sizes", "median ×", "min ×", "max ×"},
                      {true, true, false, false, false, false, false, false},
                      {}};
-        const bool any_flag = std::any_of(r.contention.begin(), r.contention.end(), [](const auto& c) { return !c.flags.empty(); });
-        if (any_flag) t.headers.emplace_back("note"), t.left.push_back(true);
+        std::vector<std::vector<std::string>> flags;
         for (const auto& c : r.contention) {
-            const std::string mark = c.flags.empty() ? "" : "!";
-            std::vector<std::string> row{c.kernel, group_text(c.group), fixed(c.load, 2), std::to_string(c.cross_size),
-                                         std::to_string(c.points.size()), fixed(c.median_ratio, 3) + mark, fixed(c.min_ratio, 3) + mark,
-                                         fixed(c.max_ratio, 3) + mark};
-            if (any_flag) row.push_back(joined(c.flags));
-            t.rows.push_back(std::move(row));
+            const std::string mark = flag_mark(c.flags);
+            t.rows.push_back({c.kernel, group_text(c.group), fixed(c.load, 2), std::to_string(c.cross_size), std::to_string(c.points.size()),
+                              fixed(c.median_ratio, 3) + mark, fixed(c.min_ratio, 3) + mark, fixed(c.max_ratio, 3) + mark});
+            flags.push_back(c.flags);
         }
-        os << "\necho under cross traffic: time loaded / time idle\n";
-        t.write(os);
-        if (any_flag) os << "  !: from statistics that are flagged (the note says where), not to be read at face value\n";
+        write_figures(os, "echo under cross traffic: time loaded / time idle", std::move(t), flags);
     }
     if (!r.overlap.empty()) {
-        bool any_flag = false;
-        for (const auto& o : r.overlap)
-            for (const auto& sz : o.sizes) any_flag = any_flag || !sz.flags.empty();
         text_table t{{"kernel", "curve", "size[B]", "vectors", "median sync/async", "max sync/async", "median saved"},
                      {true, true, false, false, false, false, false},
                      {}};
-        if (any_flag) t.headers.emplace_back("note"), t.left.push_back(true);
+        std::vector<std::vector<std::string>> flags;
         for (const auto& o : r.overlap)
             for (const auto& sz : o.sizes) {
-                const std::string mark = sz.flags.empty() ? "" : "!";
-                std::vector<std::string> row{o.kernel, group_text(o.group), std::to_string(sz.size), std::to_string(sz.points),
-                                             fixed(sz.median_gain, 3) + mark, fixed(sz.max_gain, 3) + mark,
-                                             fixed(sz.median_saved * 100, 1) + "%" + mark};
-                if (any_flag) row.push_back(joined(sz.flags));
-                t.rows.push_back(std::move(row));
+                const std::string mark = flag_mark(sz.flags);
+                t.rows.push_back({o.kernel, group_text(o.group), std::to_string(sz.size), std::to_string(sz.points),
+                                  fixed(sz.median_gain, 3) + mark, fixed(sz.max_gain, 3) + mark, fixed(sz.median_saved * 100, 1) + "%" + mark});
+                flags.push_back(sz.flags);
             }
-        os << "\noverlap: synchronous / asynchronous exchange with DAXPY (above 1: overlapping pays)\n";
-        t.write(os);
-        if (any_flag) os << "  !: from statistics that are flagged (the note says where), not to be read at face value\n";
+        write_figures(os, "overlap: synchronous / asynchronous exchange with DAXPY (above 1: overlapping pays)", std::move(t), flags);
     }
     if (!r.commtest.empty()) write_commtest(os, r.commtest);
     for (const auto& t : r.tables) write_derived(os, t);

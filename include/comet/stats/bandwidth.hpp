@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,7 +36,8 @@ struct bandwidth_figures {
     double n_90 = 0.0;    ///< bytes: smallest size reaching 90% of peak (interpolated)
     /// Why the figures must not be read at face value: the sizes whose median is flagged (its
     /// samples disagree: stats/validity.hpp's `median_flag`), each figure resting on the
-    /// bandwidths of all. Empty when none is.
+    /// bandwidths of all; the sizes with a record left out (flagged as a whole, or without a
+    /// valid sample: `unusable_why`), the peak perhaps among them. Empty when neither is.
     std::vector<std::string> flags = {};
 };
 

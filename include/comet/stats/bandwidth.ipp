@@ -26,13 +26,18 @@ COMET_DECL std::vector<bandwidth_figures> bandwidth(const result_set& results, s
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
     // hops -> size -> pooled samples; std::map keeps both ascending, so the output is deterministic.
     std::map<std::int64_t, std::map<std::int64_t, std::vector<double>>> pooled;
-    std::map<std::int64_t, std::map<std::int64_t, std::string>> flagged;  // hops -> size -> why its median is flagged
+    std::map<std::int64_t, std::map<std::int64_t, std::string>> flagged;   // hops -> size -> why its median is flagged
+    std::map<std::int64_t, std::map<std::int64_t, std::string>> left_out;  // hops -> size -> why a record there is not read
     for (const record* r : results.of(kernel)) {
         const auto size = r->params.integer("size");
         if (!size) continue;
         const std::int64_t hops = detail::record_hops(*r, *size, "bandwidth");
         auto& by_size = pooled[hops];
-        if (*size <= 0 || !usable(*r)) continue;
+        if (*size <= 0) continue;
+        if (std::string why = unusable_why(*r); !why.empty()) {
+            left_out[hops].emplace(*size, std::move(why));
+            continue;
+        }
         if (std::string why = median_flag(*r); !why.empty()) flagged[hops].emplace(*size, std::move(why));
         auto& s = by_size[*size];
         const std::vector<double> valid = valid_samples(*r);
@@ -64,13 +69,15 @@ COMET_DECL std::vector<bandwidth_figures> bandwidth(const result_set& results, s
             f.n_half = reach(0.5 * f.peak);
             f.n_90 = reach(0.9 * f.peak);
         }
-        if (const auto w = flagged.find(hops); w != flagged.end()) {
-            std::string sizes;
-            for (const auto& [size, why] : w->second) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
-            f.flags.push_back("the median is flagged at " + std::to_string(w->second.size()) + " of " + std::to_string(by_size.size()) +
-                              " sizes (" + sizes + " B; at " + std::to_string(w->second.begin()->first) + " B: " +
-                              w->second.begin()->second + ")");
-        }
+        // Every size measured: those read and those whose records were all left out.
+        std::set<std::int64_t> sizes;
+        for (const auto& [size, samples] : by_size) sizes.insert(size);
+        if (const auto l = left_out.find(hops); l != left_out.end())
+            for (const auto& [size, why] : l->second) sizes.insert(size);
+        if (const auto w = flagged.find(hops); w != flagged.end())
+            f.flags.push_back("the median is flagged at " + points_listed(w->second, sizes.size(), "sizes", " B"));
+        if (const auto l = left_out.find(hops); l != left_out.end())
+            f.flags.push_back("left out (a record not read) at " + points_listed(l->second, sizes.size(), "sizes", " B"));
         out.push_back(std::move(f));
     }
     return out;

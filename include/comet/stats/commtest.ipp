@@ -139,12 +139,16 @@ COMET_DECL void compute(group_records& g, const commtest_options& o) {
     commtest_statistics& s = g.stats;
     std::vector<commtest_point>& data = s.data;
     bool unsupported = !g.records.empty();
+    std::map<std::int64_t, std::string> left_out;  // N -> why a record there is not read
     for (const record* r : g.records) {
         const std::string* why = unsupported_note(*r);
         if (!why) unsupported = false;
         else if (std::find(s.notes.begin(), s.notes.end(), *why) == s.notes.end()) s.notes.push_back(*why);
-        if (!usable(*r)) continue;
         const std::int64_t n = *r->params.integer("messages");  // checked when grouped
+        if (std::string unusable = unusable_why(*r); !unusable.empty()) {
+            if (!why) left_out.emplace(n, std::move(unusable));
+            continue;
+        }
         const double t = summarize(*r).min;
         auto it = std::find_if(data.begin(), data.end(), [&](const commtest_point& p) { return p.messages == n; });
         if (it == data.end()) data.push_back({n, s.volume / n, t});
@@ -157,6 +161,13 @@ COMET_DECL void compute(group_records& g, const commtest_options& o) {
     }
     s.notes.clear();  // a "not supported" note of some records only is no statement about the group
     std::sort(data.begin(), data.end(), [](const commtest_point& x, const commtest_point& y) { return x.messages < y.messages; });
+    if (!left_out.empty()) {
+        std::set<std::int64_t> counts;
+        for (const auto& p : data) counts.insert(p.messages);
+        for (const auto& [n, why] : left_out) counts.insert(n);
+        s.notes.push_back("left out (a record not read: every figure is from the others) at " +
+                          points_listed(left_out, counts.size(), "message counts", ""));
+    }
     if (data.empty()) {
         s.notes.push_back("no samples: no statistics");
         return;

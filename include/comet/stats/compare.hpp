@@ -164,8 +164,12 @@ COMET_DECL bool u_test_resolves(std::size_t m, std::size_t n, double alpha);
 /// @throws invalid_argument when the rounds do not add up to the samples or a round is empty.
 COMET_DECL std::vector<double> round_medians(const record& r);
 
-/// What a change in a point's median amounts to.
-enum class change_verdict { same, faster, slower };
+/// What a change in a point's median amounts to: `same` (within the threshold, or a change the
+/// test cannot tell from the spread that stays within it), `faster` / `slower` (significant and
+/// beyond the threshold), `unresolved` (beyond the threshold, but not significant: the samples,
+/// or the rounds, spread too much for the test to say whether the point moved; a busy machine's
+/// runs read so, and such a point is not "the same").
+enum class change_verdict { same, faster, slower, unresolved };
 
 COMET_DECL std::string_view to_string(change_verdict v) noexcept;
 
@@ -217,7 +221,8 @@ struct point_change {
     double p = 1.0;
     bool significant = false;  ///< p < alpha
     /// slower / faster: significant, and the median moved by more than the threshold that way
-    /// (by the sign of the difference alone when `change` is empty); same otherwise.
+    /// (by the sign of the difference alone when `change` is empty); unresolved: not
+    /// significant, but the median moved by more than the threshold; same otherwise.
     change_verdict verdict = change_verdict::same;
     /// B is slower than A (the verdict is `slower`): what a CI job fails on.
     bool regression = false;

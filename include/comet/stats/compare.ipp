@@ -161,6 +161,7 @@ COMET_DECL std::string_view to_string(change_verdict v) noexcept {
     switch (v) {
         case change_verdict::faster: return "faster";
         case change_verdict::slower: return "slower";
+        case change_verdict::unresolved: return "unresolved";
         default: return "same";
     }
 }
@@ -284,6 +285,8 @@ COMET_DECL run_comparison compare_runs(const result_set& a, const result_set& b,
             const bool slower = up && (p.change ? *p.change > options.threshold : p.median_b > p.median_a);
             const bool faster = down && (p.change ? *p.change < -options.threshold : p.median_b < p.median_a);
             p.verdict = slower ? change_verdict::slower : faster ? change_verdict::faster : change_verdict::same;
+        } else if (p.change && std::fabs(*p.change) > options.threshold) {
+            p.verdict = change_verdict::unresolved;
         }
         p.regression = p.verdict == change_verdict::slower;
         out.points.push_back(std::move(p));

@@ -20,6 +20,7 @@
 #include <locale>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -55,6 +56,8 @@ struct curve {
     params key;
     std::map<double, std::vector<double>> by_x;
     std::map<double, std::vector<const record*>> records;  ///< those pooled at each x (into the result set read)
+    /// Why a record at x was left out (flagged as a whole, or without a valid sample), the first at each x.
+    std::map<double, std::string> left_out = {};
 };
 
 /// The curves of `kernel`: records with a numeric `x_param` and samples, grouped by their
@@ -65,9 +68,10 @@ COMET_DECL std::vector<curve> curves(const result_set& results, std::string_view
 /// The statistics of the pooled samples of each x of `c`, ascending x.
 COMET_DECL std::vector<growth_point> points_of(const curve& c, statistic s);
 
-/// Why figures from `c`'s statistics `s` must not be read at face value: one line naming the
-/// values of `x_param` whose records have that statistic flagged (`statistic_flag`), and why at
-/// the first. Empty when none has.
+/// Why figures from `c`'s statistics `s` must not be read at face value: a line naming the
+/// values of `x_param` whose records have that statistic flagged (`statistic_flag`), and one
+/// naming those where a record was left out (`curve::left_out`), each with why at the first.
+/// Empty when neither.
 COMET_DECL std::vector<std::string> flags_of(const curve& c, statistic s, std::string_view x_param);
 
 COMET_DECL double median_of(std::vector<double> v);

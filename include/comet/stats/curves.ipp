@@ -20,11 +20,15 @@ COMET_DECL std::vector<curve> curves(const result_set& results, std::string_view
     std::vector<curve> out;
     for (const record* r : results.of(kernel)) {
         const auto x = r->params.number(x_param);
-        if (!x || !usable(*r)) continue;
+        if (!x) continue;
         params key = without(r->params, {x_param});
         if (also_ignore.size() != 0) key = without(key, also_ignore);
         auto it = std::find_if(out.begin(), out.end(), [&](const curve& c) { return c.key == key; });
-        if (it == out.end()) it = out.insert(out.end(), curve{std::move(key), {}, {}});
+        if (it == out.end()) it = out.insert(out.end(), curve{std::move(key), {}, {}, {}});
+        if (std::string why = unusable_why(*r); !why.empty()) {
+            it->left_out.emplace(*x, std::move(why));
+            continue;
+        }
         it->records[*x].push_back(r);
         auto& s = it->by_x[*x];
         const std::vector<double> valid = valid_samples(*r);
@@ -40,20 +44,21 @@ COMET_DECL std::vector<growth_point> points_of(const curve& c, statistic s) {
 }
 
 COMET_DECL std::vector<std::string> flags_of(const curve& c, statistic s, std::string_view x_param) {
-    std::string at, first;
-    std::size_t count = 0;
+    std::map<double, std::string> flagged;
     for (const auto& [x, recs] : c.records)
         for (const record* r : recs)
             if (std::string why = statistic_flag(*r, s); !why.empty()) {
-                std::ostringstream v;
-                v.imbue(std::locale::classic());
-                v << x;
-                at += (at.empty() ? "" : ", ") + v.str();
-                if (count++ == 0) first = v.str() + ": " + why;
+                flagged.emplace(x, std::move(why));
                 break;
             }
-    if (count == 0) return {};
-    return {"the " + std::string(to_string(s)) + " is flagged at " + std::string(x_param) + " " + at + " (at " + first + ")"};
+    std::set<double> xs;
+    for (const auto& [x, samples] : c.by_x) xs.insert(x);
+    for (const auto& [x, why] : c.left_out) xs.insert(x);
+    const std::string values = "values of " + std::string(x_param);
+    std::vector<std::string> out;
+    if (!flagged.empty()) out.push_back("the " + std::string(to_string(s)) + " is flagged at " + points_listed(flagged, xs.size(), values, ""));
+    if (!c.left_out.empty()) out.push_back("left out (a record not read) at " + points_listed(c.left_out, xs.size(), values, ""));
+    return out;
 }
 
 COMET_DECL double median_of(std::vector<double> v) { return v.empty() ? nan : summarize(v).median; }

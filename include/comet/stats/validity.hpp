@@ -25,7 +25,8 @@
 //   samples fall in more than one group: a machine, simulated ones too, that a disturbance moved
 //   between steady states, and the median is one of them).
 // - A record with no valid sample, or flagged "point", reports no statistic and no analysis
-//   uses it (`usable`).
+//   uses it (`usable`); an analysis that leaves one out says so in its figure's flags, as it
+//   does for a flagged statistic it reads (`points_listed`).
 //
 // Deliberately not here: deciding that a measurement is invalid (the sampling engine, the
 // window scheme and the kernels do, each with its own reason), and the order statistics
@@ -42,7 +43,10 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <locale>
+#include <map>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -125,6 +129,10 @@ COMET_DECL assessment assess(const record& r);
 /// Whether an analysis may read `r`: it has a valid sample and is not flagged as a whole.
 COMET_DECL bool usable(const record& r);
 
+/// Why an analysis may not read `r` (`usable`): the flag of the point as a whole, or that it has
+/// no valid sample; empty when it may. An analysis that leaves a record out says so with this.
+COMET_DECL std::string unusable_why(const record& r);
+
 /// Why statistic `s` of `r` must not be read at face value (its samples disagree, or that
 /// statistic is flagged: an outlier pulls the mean, the kernel flagged the median), or empty.
 /// An analysis that derives a figure from it flags that figure with this.
@@ -137,6 +145,20 @@ inline std::string statistic_flag(const record& r, statistic s) {
 
 /// Why the median of `r` must not be read at face value, or empty (`statistic_flag`).
 inline std::string median_flag(const record& r) { return statistic_flag(r, statistic::median); }
+
+/// Where a figure's points are flagged or left out, for its flags: "<n> of <of> <noun> (<x>,
+/// <x><unit>; at <x><unit>: <why>)", `at` the points (x ascending) and why, the reason given at
+/// the first; e.g. "2 of 5 sizes (8, 1024 B; at 8 B: the samples disagree ...)".
+template <class X>
+std::string points_listed(const std::map<X, std::string>& at, std::size_t of, std::string_view noun, std::string_view unit) {
+    std::ostringstream o;
+    o.imbue(std::locale::classic());
+    o << at.size() << " of " << of << ' ' << noun << " (";
+    for (auto i = at.begin(); i != at.end(); ++i) o << (i == at.begin() ? "" : ", ") << i->first;
+    if (!at.empty()) o << unit << "; at " << at.begin()->first << unit << ": " << at.begin()->second;
+    o << ')';
+    return o.str();
+}
 
 }  // namespace comet
 

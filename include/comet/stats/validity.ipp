@@ -169,4 +169,10 @@ COMET_DECL assessment assess(const record& r) { return assess(r, summarize(r)); 
 
 COMET_DECL bool usable(const record& r) { return valid_count(r) > 0 && !find_flag(r.flags, "point"); }
 
+COMET_DECL std::string unusable_why(const record& r) {
+    if (const flag* f = find_flag(r.flags, "point")) return f->why;
+    if (valid_count(r) == 0) return "no valid sample";
+    return {};
+}
+
 }  // namespace comet
