@@ -69,6 +69,9 @@ COMET_DECL void write_plot_data(std::ostream& os, const plot_data& p) {
     os << "# x: " << one_line(p.x_label) << '\n';
     os << "# y: " << one_line(p.y_label) << '\n';
     if (intervals) os << "# low, high: " << one_line(p.interval_label) << " (NaN where the samples give none)\n";
+    // The column only when a point is flagged: a plot of trusted figures keeps its columns.
+    const bool flags = p.flagged > 0;
+    if (flags) os << "# flagged: 1 where y comes from a flagged statistic (not to be read at face value; circled), else 0\n";
     if (p.zero_x)
         os << "# x = 0 is drawn at " << number_text(*p.zero_x, true)
            << " on the log axis, apart from the line (a blank line ends it)\n";
@@ -87,6 +90,7 @@ COMET_DECL void write_plot_data(std::ostream& os, const plot_data& p) {
                 else
                     os << " NaN NaN";
             }
+            if (flags) os << (pt.flagged ? " 1" : " 0");
             os << '\n';
             // One blank line: gnuplot does not join the points on either side of it.
             if (p.zero_x && pt.x == 0 && i + 1 < points.size() && points[i + 1].x != 0) os << '\n';
@@ -125,6 +129,12 @@ COMET_DECL void write_plot_script(std::ostream& os, const plot_data& p, const pl
     std::string notes;
     if (p.zero_x) notes = "0 drawn at the left, off the log scale";
     if (!p.interval_label.empty()) notes += detail::concat(notes.empty() ? "" : "; ", "bars: ", p.interval_label);
+    // What is flagged or missing: a line of its own, which the width of the plot keeps whole.
+    std::string validity;
+    if (p.flagged > 0)
+        validity = detail::concat(p.flagged, p.flagged == 1 ? " point" : " points", " circled: flagged, not to be read at face value");
+    if (p.left_out > 0)
+        validity += detail::concat(validity.empty() ? "" : "; ", p.left_out, " left out: flagged as a whole or without a valid sample");
     os << "# comet plot " << p.name << ": " << detail::plot::one_line(p.title) << '\n';
     os << "# Run in this folder: gnuplot " << p.name << ".gp (writes " << p.name << ".png from " << p.name << ".dat)\n";
     os << "set encoding utf8\n";
@@ -137,6 +147,7 @@ COMET_DECL void write_plot_script(std::ostream& os, const plot_data& p, const pl
     os << "set title " << gp_string(p.title) << '\n';
     os << "set xlabel " << gp_string(p.x_label);
     if (!notes.empty()) os << ".\"\\n\"." << gp_string(detail::concat('(', notes, ')'));  // "\n": a line break
+    if (!validity.empty()) os << ".\"\\n\"." << gp_string(detail::concat('(', validity, ')'));
     os << '\n';
     os << "set ylabel " << gp_string(p.y_label) << '\n';
     if (p.log_x) os << "set logscale x " << p.log_base_x << '\n';
@@ -173,6 +184,17 @@ COMET_DECL void write_plot_script(std::ostream& os, const plot_data& p, const pl
         if (std::any_of(s.points.begin(), s.points.end(), [](const plot_point& pt) { return pt.interval.has_value(); }))
             os << ", \\\n     '' index " << k << " using " << x << ":2:3:4 with yerrorbars lt " << s.line + 1
                << " pointsize 0 notitle";
+    }
+    // The flagged points, circled in black over their series' own: one key entry for all.
+    const int flag_column = p.interval_label.empty() ? 3 : 5;
+    bool keyed_flag = false;
+    for (std::size_t k = 0; k < p.series.size(); ++k) {
+        const auto& pts = p.series[k].points;
+        if (std::none_of(pts.begin(), pts.end(), [](const plot_point& pt) { return pt.flagged; })) continue;
+        os << ", \\\n     '' index " << k << " using " << x << ":($" << flag_column
+           << " > 0 ? $2 : NaN) with points pt 6 ps 2.5 lc rgb 'black' "
+           << (keyed_flag ? "notitle" : "title 'flagged: not to be read at face value'");
+        keyed_flag = true;
     }
     os << '\n';
 }

@@ -60,6 +60,10 @@ struct plot_value {
     std::function<std::optional<plot_interval>(const record&)> interval = {};
     /// What the error bars are, as the plot says it ("the median's 95% interval").
     std::string interval_label = {};
+    /// Why the value `of` gives for a record is not to be read at face value (the statistic it
+    /// is, or the value, flagged: `statistic_flag`), empty when it may be; an empty function:
+    /// never flagged. A flagged point is drawn circled, and the plot says how many are.
+    std::function<std::string(const record&)> flag = {};
 
     /// The median sample in µs: "median time [µs]", with the median's distribution-free 95%
     /// confidence interval (stats/summary.hpp; none below 6 valid samples) as its error bars.
@@ -73,6 +77,9 @@ struct plot_value {
     /// "2.5 MB/s"), with the bandwidths at the ends of the median's interval as error bars;
     /// records without a positive size or time are left out.
     COMET_DECL static plot_value bandwidth_mbs(std::string label = "bandwidth [MB/s]");
+    /// The record's value `name` (record::values) times `scale`, flagged where that value, or
+    /// the point as a whole, is.
+    COMET_DECL static plot_value value(std::string name, std::string label, double scale = 1.0);
 };
 
 /// One plot (or, with `per`, one plot per value of a parameter), described generically.
@@ -124,11 +131,13 @@ struct plot_description {
     bool x_is_value = false;
 };
 
-/// One point of a series: x, y and, where y has one, its interval.
+/// One point of a series: x, y and, where y has one, its interval; whether y is flagged
+/// (`plot_value::flag`).
 struct plot_point {
     double x = 0.0;
     double y = 0.0;
     std::optional<plot_interval> interval = {};
+    bool flagged = false;
 
     friend bool operator==(const plot_point&, const plot_point&) = default;
 };
@@ -164,6 +173,11 @@ struct plot_data {
     std::optional<double> zero_x = {};
     /// What the points' intervals are (`plot_value::interval_label`); empty when no point has one.
     std::string interval_label = {};
+    /// The points whose value is flagged (`plot_point::flagged`), and the records of the plot
+    /// left out because no analysis may read them (flagged as a whole, or without a valid
+    /// sample: `usable`): the plot says both beside its x label.
+    std::size_t flagged = 0;
+    std::size_t left_out = 0;
 };
 
 namespace detail::plot {

@@ -198,6 +198,7 @@ COMET_DECL std::vector<plot_data> collect_plots(const plot_description& d, const
         p.log_base_x = d.log_base_x;
         p.log_base_y = d.log_base_y;
         p.keyed = !d.series.empty() || !d.curves.empty();
+        std::vector<const record*> drawn;  // the records that gave a point
         // The description's series: its curves, the groups of `series`, or all the records.
         struct base {
             std::string title;
@@ -225,12 +226,14 @@ COMET_DECL std::vector<plot_data> collect_plots(const plot_description& d, const
                 if (!xv || !yv || !std::isfinite(*xv) || !std::isfinite(*yv)) continue;
                 if ((d.log_x && *xv < 0) || (d.log_y && *yv <= 0)) continue;
                 plot_point pt{*xv, *yv};
+                pt.flagged = y.flag && !y.flag(*r).empty();
                 if (y.interval)
                     if (const auto i = y.interval(*r);
                         i && std::isfinite(i->low) && std::isfinite(i->high) && (!d.log_y || i->low > 0))
                         pt.interval = i;
                 if (pt.interval && p.interval_label.empty()) p.interval_label = y.interval_label;
                 pts.emplace_back(r, pt);
+                drawn.push_back(r);
             }
             // Records at the same x differ in parameters the description does not name: those
             // split the series (the parameters in the order the records set them).
@@ -265,6 +268,9 @@ COMET_DECL std::vector<plot_data> collect_plots(const plot_description& d, const
                 if (!s.points.empty()) p.series.push_back(std::move(s));
             }
         }
+        p.left_out = static_cast<std::size_t>(std::count_if(mine.begin(), mine.end(), [&](const record* r) {
+            return !usable(*r) && std::find(drawn.begin(), drawn.end(), r) == drawn.end();
+        }));
         // x = 0 on a log axis: drawn a factor of the base (at least 4) below the smallest
         // positive x, far enough to stand apart and near enough to spend little of the width,
         // or left out when there is no positive x to place it by.
@@ -281,11 +287,12 @@ COMET_DECL std::vector<plot_data> collect_plots(const plot_description& d, const
             std::erase_if(p.series, [](const plot_series& s) { return s.points.empty(); });
             if (zero) p.zero_x = *least / std::max(4.0, base_x);
         }
-        // Lines counted over the series kept.
+        // Lines counted over the series kept, and their flagged points.
         std::size_t line = 0;
         for (std::size_t k = 0; k < p.series.size(); ++k) {
             if (k > 0 && p.series[k].line != p.series[k - 1].line) ++line;
             p.series[k].line = line;
+            p.flagged += static_cast<std::size_t>(std::ranges::count(p.series[k].points, true, &plot_point::flagged));
         }
         if (!p.series.empty()) out.push_back(std::move(p));
     }
@@ -325,23 +332,31 @@ COMET_DECL plot_value plot_value::median_time_us(std::string label) {
                 if (!i) return std::nullopt;
                 return plot_interval{i->low * 1e6, i->high * 1e6};
             },
-            detail::plot::median_interval_label()};
+            detail::plot::median_interval_label(), median_flag};
 }
 
 COMET_DECL plot_value plot_value::time_us(statistic s, std::string label) {
     if (s == statistic::median) return median_time_us(label.empty() ? std::string("median time [µs]") : std::move(label));
     if (label.empty()) label = detail::concat(s == statistic::min ? "least" : to_string(s), " time [µs]");
-    return {std::move(label), [s](const record& r) -> std::optional<double> {
+    return {std::move(label),
+            [s](const record& r) -> std::optional<double> {
                 if (!usable(r)) return std::nullopt;
                 return statistic_of(r, s) * 1e6;
-            }};
+            },
+            {},
+            {},
+            [s](const record& r) { return statistic_flag(r, s); }};
 }
 
 COMET_DECL plot_value plot_value::min_time_us(std::string label) {
-    return {std::move(label), [](const record& r) -> std::optional<double> {
+    return {std::move(label),
+            [](const record& r) -> std::optional<double> {
                 if (!usable(r)) return std::nullopt;
                 return summarize(r).min * 1e6;
-            }};
+            },
+            {},
+            {},
+            [](const record& r) { return statistic_flag(r, statistic::min); }};
 }
 
 COMET_DECL plot_value plot_value::bandwidth_mbs(std::string label) {
@@ -360,7 +375,20 @@ COMET_DECL plot_value plot_value::bandwidth_mbs(std::string label) {
                 if (!size || *size <= 0 || !i || !(i->low > 0)) return std::nullopt;
                 return plot_interval{*size / i->high / 1e6, *size / i->low / 1e6};
             },
-            detail::plot::median_interval_label()};
+            detail::plot::median_interval_label(), median_flag};
+}
+
+COMET_DECL plot_value plot_value::value(std::string name, std::string label, double scale) {
+    return {std::move(label), [name, scale](const record& r) -> std::optional<double> {
+                const auto v = r.values.number(name);
+                if (!v) return std::nullopt;
+                return *v * scale;
+            },
+            {}, {}, [name](const record& r) {
+                for (const char* what : {"point", name.c_str()})
+                    if (const comet::flag* f = find_flag(r.flags, what)) return f->why;
+                return std::string();
+            }};
 }
 
 }  // namespace comet

@@ -140,6 +140,7 @@ COMET_DECL kernel_descriptor commtest_descriptor() {
                                 if (!(least > 0)) return std::nullopt;
                                 return 2 * *volume / least / 1e6;
                             }};
+        swap_mbs.flag = [](const record& r) { return statistic_flag(r, statistic::min); };
         return std::vector<plot_description>{
             {.name = "commtest_time",
              .kernels = {"commtest"},
@@ -180,14 +181,8 @@ COMET_DECL kernel_descriptor commtest_descriptor() {
 }
 
 COMET_DECL kernel_descriptor sync_descriptor() {
-    const auto value_of = [](std::string name, std::string label) {
-        return plot_value{std::move(label), [name = std::move(name)](const record& r) { return r.values.number(name); }};
-    };
-    plot_value error_us{"largest estimated error [µs]", [](const record& r) -> std::optional<double> {
-                            const auto e = r.values.number("estimated_error");
-                            if (!e) return std::nullopt;
-                            return *e * 1e6;
-                        }};
+    const auto value_of = [](std::string name, std::string label) { return plot_value::value(std::move(name), std::move(label)); };
+    plot_value error_us = plot_value::value("estimated_error", "largest estimated error [µs]", 1e6);
     return kernel_descriptor{.name = "sync",
                                     .points = [](const suite_config& c, int nodes) {
                                         // The round-trip study's histogram records are its non-empty bins: at most `bins`.
@@ -382,16 +377,17 @@ COMET_DECL kernel_descriptor nist_descriptor(kernels::nist::application app) {
                            if (!usable(r)) return std::nullopt;
                            return summarize(r).median;
                        }};
-    plot_value speedup{"speedup E_1 / E_D", [](const record& r) { return r.values.number("speedup"); }};
+    elapsed.flag = median_flag;
+    plot_value speedup = plot_value::value("speedup", "speedup E_1 / E_D");
     // Figures 5 and 6: where the time goes as D grows, a plot per setting.
     const auto state = [](std::string label, std::string param) {
-        return plot_value{std::move(label), [param = std::move(param)](const record& r) { return r.values.number(param); }};
+        return plot_value::value(std::move(param), std::move(label));
     };
     plot_description components = against_d("components", plot_value{"normalised time [s]", {}},
                                              "NIST " + name + ": normalised service states vs dilation");
     components.series.clear();
     components.per = "setting";
-    components.curves = {plot_value{"E_D", elapsed.of}, state("U_D", "user"), state("L_D", "logical"),
+    components.curves = {plot_value{"E_D", elapsed.of, {}, {}, elapsed.flag}, state("U_D", "user"), state("L_D", "logical"),
                          state("P_D", "physical"), state("O_D", "overhead")};
     // Figure 6: E_D, L_D and O_D against the retransmissions, a plot per setting (none where
     // the transport counts no retransmissions: the records have no value to put on x).
@@ -402,7 +398,7 @@ COMET_DECL kernel_descriptor nist_descriptor(kernels::nist::application app) {
     retries.log_x = false;
     retries.x_label = "message retransmissions";
     retries.title = "NIST " + name + ": E_D, L_D and O_D vs message retransmissions";
-    retries.curves = {plot_value{"E_D", elapsed.of}, state("L_D", "logical"), state("O_D", "overhead")};
+    retries.curves = {plot_value{"E_D", elapsed.of, {}, {}, elapsed.flag}, state("L_D", "logical"), state("O_D", "overhead")};
     kernel_descriptor d{.name = name,
                         .min_ranks = app == kernels::nist::application::mesh ? 4 : 2,
                         .points = [](const suite_config& c, int) { return c.nist.settings.size() * c.nist.dilations.size(); },
