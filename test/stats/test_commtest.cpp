@@ -356,6 +356,23 @@ BOOST_AUTO_TEST_CASE(a_count_left_out_is_noted) {
         s, "left out (a record not read: every figure is from the others) at 1 of 9 message counts (256; at 256: every sample preempted)"));
 }
 
+BOOST_AUTO_TEST_CASE(a_record_without_samples_or_count_is_noted) {
+    // A record with no samples says no message count (grouping asks it of records with samples
+    // only): it is left out, and a note says so without a count to name.
+    constexpr double alpha = 20e-6, beta = 1e-8;
+    comet::result_set rs;
+    commtest_test::add(rs, "(1,3)", 8192, commtest_test::counts(8),
+                       [&](std::int64_t n) { return alpha * static_cast<double>(n) + beta * 8192; });
+    const comet::record like = commtest_test::point("(1,3)", 8192, 16, 0.0);
+    comet::record empty{"commtest", {}, {}};
+    for (const auto& [name, value] : like.params)
+        if (name != "messages") empty.params.set(name, value);
+    rs.records.push_back(empty);
+    const auto s = comet::commtest_statistics_of(rs).at(0);
+    BOOST_TEST(s.data.size() == 4u);
+    BOOST_TEST(commtest_test::has_note(s, "left out: a record without a message count (no valid sample)"));
+}
+
 BOOST_AUTO_TEST_CASE(nothing_to_read_is_no_statistics) {
     comet::result_set rs;
     BOOST_TEST(comet::commtest_statistics_of(rs).empty());

@@ -140,15 +140,20 @@ COMET_DECL void compute(group_records& g, const commtest_options& o) {
     std::vector<commtest_point>& data = s.data;
     bool unsupported = !g.records.empty();
     std::map<std::int64_t, std::string> left_out;  // N -> why a record there is not read
+    std::vector<std::string> unnumbered;           // records left out that do not say their N
     for (const record* r : g.records) {
         const std::string* why = unsupported_note(*r);
         if (!why) unsupported = false;
         else if (std::find(s.notes.begin(), s.notes.end(), *why) == s.notes.end()) s.notes.push_back(*why);
-        const std::int64_t n = *r->params.integer("messages");  // checked when grouped
+        // Grouping checks the message count of a record with samples only: one without may lack it.
+        const std::optional<std::int64_t> messages = r->params.integer("messages");
         if (std::string unusable = unusable_why(*r); !unusable.empty()) {
-            if (!why) left_out.emplace(n, std::move(unusable));
+            if (why) continue;
+            if (messages) left_out.emplace(*messages, std::move(unusable));
+            else unnumbered.push_back("left out: a record without a message count (" + unusable + ")");
             continue;
         }
+        const std::int64_t n = *messages;
         const double t = summarize(*r).min;
         auto it = std::find_if(data.begin(), data.end(), [&](const commtest_point& p) { return p.messages == n; });
         if (it == data.end()) data.push_back({n, s.volume / n, t});
@@ -159,7 +164,7 @@ COMET_DECL void compute(group_records& g, const commtest_options& o) {
         data.clear();
         return;
     }
-    s.notes.clear();  // a "not supported" note of some records only is no statement about the group
+    s.notes = std::move(unnumbered);  // a "not supported" note of some records only is no statement about the group
     std::sort(data.begin(), data.end(), [](const commtest_point& x, const commtest_point& y) { return x.messages < y.messages; });
     if (!left_out.empty()) {
         std::set<std::int64_t> counts;
