@@ -14,7 +14,7 @@
 //         [--n1 N1] [--n2 N2]                                                   (seed 001, commtest)
 //         [--pipeline N] [--patience N]                        (seed 002: collectives, sync, nbc)
 //   comet compare A B [--alpha 0.01] [--threshold 0.10]
-//   comet fit-machine RUN [--out FILE]      the LogGOPS machine of RUN's loggp records (docs/loggops.md)
+//   comet fit-machine RUN [--out FILE] [--per-size]  the LogGOPS machine of RUN's loggp records (docs/loggops.md)
 //   comet --transport loggops --machine FILE [--nodes P,...]   the suite on that machine
 //
 // Prints the tables (with the fitted start-up and per-byte times and the other analyses) and,
@@ -105,12 +105,14 @@ int compare(int argc, char** argv) {
     return comet_program::write_comparison(std::cout, c, paths[0], read[0], paths[1], read[1]) ? 1 : 0;
 }
 
-/// comet fit-machine RUN [--out FILE]: the LogGOPS machine fitted to the loggp records of RUN (a
-/// results.json or a report folder; on its largest group), written to FILE or to the standard
-/// output, with each parameter's error and what it came from (docs/loggops.md).
+/// comet fit-machine RUN [--out FILE] [--per-size]: the LogGOPS machine fitted to the loggp
+/// records of RUN (a results.json or a report folder; on its largest group), written to FILE or
+/// to the standard output, with each parameter's error and what it came from (docs/loggops.md).
+/// --per-size: a band from each size measured instead of one line (comet::cost_lines::per_size).
 int fit_machine(int argc, char** argv) {
     po::options_description desc("comet fit-machine RUN: the LogGOPS machine of RUN's loggp records (a results.json or a report folder)");
-    desc.add_options()("help,h", "show this help")("out,o", po::value<std::string>(), "write the machine file here (default: the standard output)");
+    desc.add_options()("help,h", "show this help")("out,o", po::value<std::string>(), "write the machine file here (default: the standard output)")(
+        "per-size", "a band of costs from each size measured (PLogP), instead of one line over the sizes up to S");
     po::options_description runs;
     runs.add_options()("run", po::value<std::vector<std::string>>());
     po::options_description all;
@@ -125,7 +127,7 @@ int fit_machine(int argc, char** argv) {
         throw usage_error(std::string("fit-machine: ") + e.what());
     }
     if (vm.count("help")) {
-        std::cout << "usage: comet fit-machine RUN [--out FILE]\n" << desc << '\n';
+        std::cout << "usage: comet fit-machine RUN [--out FILE] [--per-size]\n" << desc << '\n';
         return 0;
     }
     const auto files = vm.count("run") ? vm["run"].as<std::vector<std::string>>() : std::vector<std::string>{};
@@ -141,7 +143,7 @@ int fit_machine(int argc, char** argv) {
     for (const comet::record* r : run.results.of("loggp"))
         if (r->params.integer("nodes").value_or(0) == largest) records.push_back(*r);
     if (records.empty()) throw usage_error("fit-machine: " + path + " holds no loggp records (measure with --kernels loggp)");
-    const comet::fitted_machine f = comet::fit_machine(records);
+    const comet::fitted_machine f = comet::fit_machine(records, vm.count("per-size") ? comet::cost_lines::per_size : comet::cost_lines::one);
     const std::string notes = "from " + path + "\n" + f.provenance();
     if (!vm.count("out")) {
         comet::loggops::write_machine(std::cout, f.machine, f.errors, notes);

@@ -1,6 +1,7 @@
 // Tests of comet/analysis/prediction.hpp: each measured point beside its prediction, matched by
 // name; the fit's own kernel and unmatched points left out; a point whose median is flagged on
-// either side kept with its flag and not counted, a median of zero too; the counts in the notes; a bad tolerance.
+// either side kept with its flag and not counted, a median of zero too; the counts in the notes;
+// points matched across clock schemes where that is unambiguous; a bad tolerance.
 #include <comet/analysis/prediction.hpp>
 
 #include "../support/records.hpp"
@@ -42,7 +43,7 @@ BOOST_AUTO_TEST_CASE(each_point_beside_its_prediction_and_the_counts_in_the_note
     BOOST_TEST(word(t.rows[2].cells[4]) == "no");   // broadcast 1.5
     BOOST_TEST_REQUIRE(t.notes.size() == 2u);
     BOOST_TEST(t.notes[0] == "2 of 3 points within ±25%; by kernel: broadcast 0/1 echo 2/2");
-    BOOST_TEST(t.notes[1] == "1 measured points have no prediction (kernels or group sizes not run on the model)");
+    BOOST_TEST(t.notes[1] == "1 measured points have no prediction (kernels, group sizes or parameters not run on the model)");
     // A tighter tolerance calls 1.2 out.
     const derived_table tight = comet::prediction_table(measured, predicted, 0.1);
     BOOST_TEST(word(tight.rows[0].cells[4]) == "no");
@@ -79,6 +80,27 @@ BOOST_AUTO_TEST_CASE(a_median_of_zero_flags_the_ratio_and_the_verdict_once_each)
     BOOST_TEST(t.rows[0].flags[0].why == "a median is zero or not a number");
     BOOST_TEST(t.rows[0].flags[1].what == "within");
     BOOST_TEST(t.notes[0] == "0 of 0 points within ±25% (1 more flagged, not counted); by kernel: barrier 0/0");
+}
+
+BOOST_AUTO_TEST_CASE(points_that_differ_in_their_clock_scheme_only_are_matched_where_that_is_unambiguous) {
+    // Measured with the clocks synchronized (log_p); predicted on a global clock (none).
+    const auto nbc = [](const char* operation, const char* scheme, double t) {
+        return rec("nbc", {{"operation", operation}, {"size", 8}, {"nodes", 2}, {"scheme", scheme}}, {t, t, t});
+    };
+    comet::result_set measured, predicted;
+    measured.records = {nbc("ibcast", "log_p", 10 * us), nbc("iallreduce", "log_p", 10 * us), nbc("ibarrier", "log_p", 5 * us)};
+    // ibcast: one point on the model; iallreduce: two that differ in scheme only (ambiguous);
+    // ibarrier: under the same scheme, matched by its whole name.
+    predicted.records = {nbc("ibcast", "none", 11 * us), nbc("iallreduce", "none", 9 * us), nbc("iallreduce", "offset", 30 * us),
+                         nbc("ibarrier", "log_p", 6 * us)};
+    const derived_table t = comet::prediction_table(measured, predicted);
+    BOOST_TEST_REQUIRE(t.rows.size() == 2u);
+    BOOST_TEST(word(t.rows[0].cells[0]) == comet::point_name(measured.records[0]));  // the measured point's name
+    BOOST_TEST(std::get<double>(t.rows[0].cells[2]) == 11.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(word(t.rows[1].cells[0]) == comet::point_name(measured.records[2]));
+    BOOST_TEST_REQUIRE(t.notes.size() == 3u);
+    BOOST_TEST(t.notes[1].find("1 points matched across clock schemes") == 0u, t.notes[1]);
+    BOOST_TEST(t.notes[2] == "1 measured points have no prediction (kernels, group sizes or parameters not run on the model)");
 }
 
 BOOST_AUTO_TEST_CASE(a_tolerance_that_is_not_a_number_above_zero_is_refused) {

@@ -52,6 +52,7 @@ struct loggp_point {
     double single = 0, back_to_back = 0, spaced = 0, late = 0;  ///< PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s), late(s)
     double spacing = 0, late_delay = 0;                         ///< the spaced train's d, the late one's
     double gap = 0, send = 0, receive = 0, path = 0;            ///< as in the header's comment
+    std::string flag = {};  ///< why this size's figures must not be read at face value (empty: they may)
 };
 
 /// The fitted parameters (seconds; G and the O's per byte) and what they came from.

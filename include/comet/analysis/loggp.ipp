@@ -109,10 +109,13 @@ COMET_DECL loggp_parameters fit_loggp(std::span<const record> records) {
             out.notes.push_back("size " + std::to_string(size) + " B left out: a spaced or late round trip without its delay");
             continue;
         }
+        loggp_point p;
         for (const auto& [r, feeds] : {std::pair{t.single, &from_single}, std::pair{t.back_to_back, &from_back_to_back},
                                        std::pair{t.spaced, &from_spaced}, std::pair{t.late, &from_late}})
-            if (const std::string why = median_flag(*r); !why.empty()) flagged.emplace_back(feeds, describe(*r) + ": " + why);
-        loggp_point p;
+            if (const std::string why = median_flag(*r); !why.empty()) {
+                flagged.emplace_back(feeds, describe(*r) + ": " + why);
+                if (p.flag.empty()) p.flag = "a flagged median: " + describe(*r) + ": " + why;
+            }
         p.size = static_cast<std::size_t>(size);
         p.single = a, p.back_to_back = b, p.spaced = c, p.late = e, p.spacing = d, p.late_delay = dl;
         p.gap = (b - a) / n1;
@@ -146,11 +149,12 @@ COMET_DECL loggp_parameters fit_loggp(std::span<const record> records) {
         for (loggp_estimate* e : *feeds) flag_estimate(*e, "from a flagged median: " + why);
         note("flagged median: " + why);
     }
-    for (const auto& p : out.points)
+    for (auto& p : out.points)
         if (p.spacing < p.gap) {
             const std::string why = "the spaced train of " + std::to_string(p.size) + " B was spaced " + seconds(p.spacing) +
                                     ", less than its gap " + seconds(p.gap) + ": it measured the gap, not the sender's overhead";
             for (loggp_estimate* e : from_spaced) flag_estimate(*e, why);
+            if (p.flag.empty()) p.flag = why;
             note(why);
         }
     const std::pair<loggp_estimate*, const char*> named[] = {{&out.L, "L"},     {&out.G_path, "G_path"}, {&out.g, "g"},

@@ -19,6 +19,15 @@
 // Netgauge's parametrised round trips (kernels/loggp.hpp) measure exactly these, and
 // `comet::fit_loggp` (analysis/loggp.hpp) gives them back with their errors.
 //
+// Bands: the per-message costs of a real transport are seldom one line over decades of sizes
+// (a shared-memory copy's cost per byte falls as the messages leave the cache's reach). A band
+// starts a new line at a size, as Kielmann, Bal and Verstoep's parametrised LogP (PLogP) does: from
+// `from` bytes up to the next band's, a message of s bytes costs o_s + O_s·(s − from) at the
+// sender, o_r + O_r·(s − from) at the receiver, and holds an interface g + stream(s), where
+// stream(s), the time between its first and its last byte, runs on at the band's G from its
+// value at `from` (it has no jump: a byte is a byte). The machine's own o_s, O_s, ... are the
+// band from 0 B.
+//
 // Times are integer picoseconds as on the simulated iPSC/860 (nx2/time.hpp); costs per byte are
 // integer femtoseconds per byte (a shared-memory copy moves a byte in a few tens of picoseconds,
 // where whole picoseconds would be a few percent off).
@@ -29,7 +38,9 @@
 // B, KiB, MiB for sizes; `S = none` for no rendezvous. Keys: name, topology (`full`, `torus 3`,
 // `torus 16x16x8`, `fat_tree 16`: loggops/topology.hpp), nodes, L, hop, o_s, o_r, O_s, O_r, o and
 // O (both ends at once), g, G, S, flop_time, memory_per_byte, dependent_flop_time,
-// cache_line_bytes. Unknown keys and bad values are errors naming the line.
+// cache_line_bytes. A line `[from SIZE]` opens a band; the keys after it, up to the next such
+// line, are the band's (o_s, o_r, o, O_s, O_r, O, g, G), and a key it does not give runs on the
+// band before's line. Unknown keys and bad values are errors naming the line.
 #pragma once
 
 #include <comet/core/errors.hpp>
@@ -48,6 +59,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace comet::loggops {
 
@@ -66,6 +78,14 @@ inline constexpr per_byte nanoseconds_per_byte = 1'000'000;
 
 /// S for a machine that sends every message eagerly.
 inline constexpr std::size_t no_rendezvous = std::numeric_limits<std::size_t>::max();
+
+/// The costs of the messages from `from` bytes up to the next band's (the header says how).
+struct band {
+    std::size_t from = 0;
+    vtime o_s = 0, o_r = 0, g = 0;
+    per_byte O_s = 0, O_r = 0, G = 0;
+    friend bool operator==(const band&, const band&) = default;
+};
 
 /// Every parameter of a LogGOPS machine (the header says how each is used).
 struct machine {
@@ -86,6 +106,8 @@ struct machine {
     vtime memory_per_byte = 100;       ///< streaming DRAM: 10 GB/s
     vtime dependent_flop_time = 1'000; ///< a multiply-add waiting for the previous one: 4 cycles at 4 GHz
     std::int64_t cache_line_bytes = 64;
+    /// The bands from larger sizes on, their `from` rising and above 0 (none: one line).
+    std::vector<band> bands = {};
 
     friend bool operator==(const machine&, const machine&) = default;
 };
@@ -95,6 +117,73 @@ constexpr vtime bytes_time(per_byte cost, std::uint64_t bytes) noexcept {
     const vtime fs = nx2::times(cost, bytes);
     return fs / 1000 + (fs % 1000 != 0 ? 1 : 0);
 }
+
+namespace detail {
+
+/// a + b, or the largest time where that overflows (both at least 0).
+constexpr vtime saturating_add(vtime a, vtime b) noexcept {
+    return a > std::numeric_limits<vtime>::max() - b ? std::numeric_limits<vtime>::max() : a + b;
+}
+
+}  // namespace detail
+
+/// A machine's costs of a message by its size, bands included: each a lookup of the band (none
+/// without bands) and one multiplication.
+class cost_table {
+public:
+    cost_table() = default;
+    explicit cost_table(const machine& m) : base_{0, m.o_s, m.o_r, m.g, m.O_s, m.O_r, m.G} {
+        for (const band& b : m.bands) {
+            const vtime stream = bands_.empty() ? bytes_time(base_.G, b.from)
+                                                : detail::saturating_add(bands_.back().stream_at_from,
+                                                                 bytes_time(bands_.back().costs.G, b.from - bands_.back().costs.from));
+            bands_.push_back({b, stream});
+        }
+        if (!bands_.empty()) first_band_ = bands_.front().costs.from;
+    }
+    /// The sender's CPU.
+    vtime send(std::size_t size) const noexcept {
+        if (size < first_band_) return base_.o_s + bytes_time(base_.O_s, size);
+        const entry& e = in_band(size);
+        return e.costs.o_s + bytes_time(e.costs.O_s, size - e.costs.from);
+    }
+    /// The receiver's CPU.
+    vtime receive(std::size_t size) const noexcept {
+        if (size < first_band_) return base_.o_r + bytes_time(base_.O_r, size);
+        const entry& e = in_band(size);
+        return e.costs.o_r + bytes_time(e.costs.O_r, size - e.costs.from);
+    }
+    /// From the first byte to the last.
+    vtime stream(std::size_t size) const noexcept { return wire(size).stream; }
+    /// How long a message holds an interface (its g and its stream), and its stream.
+    struct wire_time {
+        vtime stream = 0, gap = 0;
+    };
+    wire_time wire(std::size_t size) const noexcept {
+        if (size < first_band_) {
+            const vtime stream = bytes_time(base_.G, size);
+            return {stream, base_.g + stream};
+        }
+        const entry& e = in_band(size);
+        const vtime stream = detail::saturating_add(e.stream_at_from, bytes_time(e.costs.G, size - e.costs.from));
+        return {stream, detail::saturating_add(e.costs.g, stream)};
+    }
+
+private:
+    struct entry {
+        band costs;
+        vtime stream_at_from = 0;
+    };
+    /// The band of a size at or above the first band's.
+    const entry& in_band(std::size_t size) const noexcept {
+        std::size_t i = bands_.size() - 1;
+        while (size < bands_[i].costs.from) --i;
+        return bands_[i];
+    }
+    band base_;                                                    ///< the machine's own line, from 0 B
+    std::size_t first_band_ = std::numeric_limits<std::size_t>::max();  ///< where the bands start (none: never)
+    std::vector<entry> bands_;                                     ///< the machine's bands, rising
+};
 
 namespace detail {
 
@@ -126,6 +215,20 @@ inline void validate(const machine& m) {
     detail::check_range("memory_per_byte (ps)", m.memory_per_byte, 0, milliseconds);
     detail::check_range("dependent_flop_time (ps)", m.dependent_flop_time, 0, milliseconds);
     detail::check_range("cache_line_bytes", m.cache_line_bytes, 1, 4096);
+    std::size_t before = 0;
+    for (const band& b : m.bands) {
+        if (b.from <= before)
+            raise<invalid_argument>(-1, "loggops machine: a band from ", b.from, " B follows one from ", before,
+                                    " B; bands start above 0 B, each above the one before");
+        before = b.from;
+        const std::string at = " (band from " + std::to_string(b.from) + " B)";
+        detail::check_range(("o_s (ps)" + at).c_str(), b.o_s, 0, seconds);
+        detail::check_range(("o_r (ps)" + at).c_str(), b.o_r, 0, seconds);
+        detail::check_range(("g (ps)" + at).c_str(), b.g, 0, seconds);
+        detail::check_range(("O_s (fs/B)" + at).c_str(), b.O_s, 0, most);
+        detail::check_range(("O_r (fs/B)" + at).c_str(), b.O_r, 0, most);
+        detail::check_range(("G (fs/B)" + at).c_str(), b.G, 0, most);
+    }
 }
 
 namespace detail {
@@ -153,6 +256,9 @@ inline std::string describe(const machine& m) {
        << ns_per_byte(m.G) << ", rendezvous above " << size(m.S) << "; flop " << nx2::detail::fixed(m.flop_time, 3)
        << " ns, memory " << nx2::detail::fixed(m.memory_per_byte, 3) << " ns/B, dependent flop "
        << nx2::detail::fixed(m.dependent_flop_time, 3) << " ns, cache line " << m.cache_line_bytes << " B";
+    for (const band& b : m.bands)
+        os << "; from " << b.from << " B: o_s " << us(b.o_s) << " + " << ns_per_byte(b.O_s) << ", o_r " << us(b.o_r) << " + "
+           << ns_per_byte(b.O_r) << ", g " << us(b.g) << ", G " << ns_per_byte(b.G);
     return os.str();
 }
 
@@ -219,11 +325,37 @@ inline machine read_machine(std::istream& in, const std::string& where = "<input
     using namespace detail;
     machine m;
     std::map<std::string, int> seen;
+    band* in_band = nullptr;  // the band the keys are for (none: the machine's own)
     std::string text;
     for (int line = 1; std::getline(in, text); ++line) {
         if (const auto hash = text.find('#'); hash != std::string::npos) text.resize(hash);
         text = trim(text);
         if (text.empty()) continue;
+        if (text.front() == '[') {
+            const std::string inside = text.back() == ']' ? trim(text.substr(1, text.size() - 2)) : std::string();
+            if (!inside.starts_with("from ") && !inside.starts_with("from\t"))
+                bad_line(where, line, "'" + text + "' is not a band's opening '[from SIZE]' (e.g. [from 4 KiB])");
+            const std::string size_text = trim(inside.substr(5));
+            std::string number = size_text, unit = "B";
+            if (const auto sp = size_text.find_first_of(" \t"); sp != std::string::npos) {
+                number = size_text.substr(0, sp);
+                unit = trim(size_text.substr(sp));
+            }
+            const auto from = static_cast<std::size_t>(scaled(where, line, "from", number, unit, size_units()));
+            const band before = m.bands.empty() ? band{0, m.o_s, m.o_r, m.g, m.O_s, m.O_r, m.G} : m.bands.back();
+            if (from <= before.from)
+                bad_line(where, line, "a band from " + std::to_string(from) + " B must start above " +
+                                          std::to_string(before.from) + " B (the band before)");
+            // What the band does not give runs on the line of the one before.
+            band b = before;
+            b.from = from;
+            b.o_s = saturating_add(before.o_s, bytes_time(before.O_s, from - before.from));
+            b.o_r = saturating_add(before.o_r, bytes_time(before.O_r, from - before.from));
+            m.bands.push_back(b);
+            in_band = &m.bands.back();
+            seen.clear();
+            continue;
+        }
         const auto eq = text.find('=');
         if (eq == std::string::npos) bad_line(where, line, "'" + text + "' is not 'key = value'");
         const std::string key = trim(text.substr(0, eq));
@@ -244,6 +376,22 @@ inline machine read_machine(std::istream& in, const std::string& where = "<input
         }
         const auto time = [&] { return scaled(where, line, key, number, unit, time_units()); };
         const auto cost = [&] { return scaled(where, line, key, number, unit, per_byte_units()); };
+        if (in_band) {
+            band& b = *in_band;
+            if (key == "o_s") b.o_s = time();
+            else if (key == "o_r") b.o_r = time();
+            else if (key == "o") b.o_s = b.o_r = time();
+            else if (key == "g") b.g = time();
+            else if (key == "O_s") b.O_s = cost();
+            else if (key == "O_r") b.O_r = cost();
+            else if (key == "O") b.O_s = b.O_r = cost();
+            else if (key == "G") b.G = cost();
+            else
+                bad_line(where, line, "'" + key + "' in the band from " + std::to_string(b.from) +
+                                          " B: a band gives o, o_s, o_r, O, O_s, O_r, g and G only (the machine's other keys go before the first band)");
+            if (errors && !error.empty()) errors->by_key["from " + std::to_string(b.from) + " B: " + key] = error;
+            continue;
+        }
         if (key == "name") {
             m.name = value;
         } else if (key == "topology") {
@@ -337,6 +485,22 @@ inline void write_machine(std::ostream& out, const machine& m, const parameter_e
     line("memory_per_byte", nx2::detail::fixed(m.memory_per_byte, 3) + " ns/B", "CPU: streaming memory");
     line("dependent_flop_time", nx2::detail::fixed(m.dependent_flop_time, 3) + " ns", "CPU: a dependent multiply-add");
     line("cache_line_bytes", std::to_string(m.cache_line_bytes) + " B", "CPU: bytes fetched at a time");
+    for (const band& b : m.bands) {
+        const std::string at = "from " + std::to_string(b.from) + " B: ";
+        out << "[from " << b.from << " B]  # the costs of the messages from here to the next band (o's, g: at "
+            << b.from << " B; the per-byte costs beyond)\n";
+        const auto band_line = [&](const char* key, const std::string& value) {
+            out << key << " = " << value;
+            if (const auto e = errors.by_key.find(at + key); e != errors.by_key.end()) out << " ± " << e->second;
+            out << '\n';
+        };
+        band_line("o_s", us(b.o_s));
+        band_line("O_s", ns_per_byte(b.O_s));
+        band_line("o_r", us(b.o_r));
+        band_line("O_r", ns_per_byte(b.O_r));
+        band_line("g", us(b.g));
+        band_line("G", ns_per_byte(b.G));
+    }
 }
 
 }  // namespace comet::loggops

@@ -173,7 +173,7 @@ struct no_work {
 class world : public nx2::detail::engine<world, no_work> {
 public:
     world(const machine& m, int ranks, std::size_t stack_size)
-        : engine(ranks, ranks, stack_size), m_(m), links_(m.network, m.nodes), link_free_(links_.count()),
+        : engine(ranks, ranks, stack_size), m_(m), costs_(m), links_(m.network, m.nodes), link_free_(links_.count()),
           nodes_(static_cast<std::size_t>(ranks)), counters_(static_cast<std::size_t>(ranks)) {}
 
     const machine& config() const noexcept { return m_; }
@@ -219,14 +219,14 @@ public:
         ++c.messages_sent;
         c.bytes_sent += data.size();
         if (dest == r) {
-            charge(r, m_.o_s + bytes_time(m_.O_s, data.size()));
+            charge(r, costs_.send(data.size()));
             deliver_local(r, tag, data);
             o->done = true;
             return o;
         }
         message* msg = new_message(r, dest, tag, data.size(), rendezvous ? mode::rendezvous : mode::eager);
         if (!rendezvous) {
-            charge(r, m_.o_s + bytes_time(m_.O_s, data.size()));
+            charge(r, costs_.send(data.size()));
             copy_in(msg, data);
             msg->sender_done = true;
             const vtime start = inject(r, dest, msg, eager_data, data.size());
@@ -241,7 +241,7 @@ public:
             return o;
         }
         ++c.rendezvous;
-        charge(r, m_.o_s + bytes_time(m_.O_s, data.size()));
+        charge(r, costs_.send(data.size()));
         msg->payload = data.data();
         msg->sop = o;
         o->msg = msg;
@@ -346,8 +346,8 @@ private:
     vtime inject(int from, int to, message* msg, packet kind, std::size_t bytes) {
         node& n = node_of(from);
         const vtime start = std::max(now(), n.tx_free);
-        const vtime stream = bytes_time(m_.G, bytes);
-        n.tx_free = start + m_.g + stream;
+        const auto [stream, gap] = costs_.wire(bytes);
+        n.tx_free = start + gap;
         if (kind == eager_data || kind == request) msg->left = start;
         ++msg->packets;
         events().push(start + m_.L + route(from, to, start, stream), event_kind::lg_head, to, msg, kind);
@@ -396,7 +396,7 @@ private:
                 o->overflow = msg->size;
             } else {
                 if (msg->size && !o->abandoned) std::memcpy(o->buffer.data(), msg->copy.data(), msg->size);
-                o->finish_cost = m_.o_r + bytes_time(m_.O_r, msg->size);
+                o->finish_cost = costs_.receive(msg->size);
             }
             msg->receiver_done = true;
             maybe_free(msg);
@@ -443,8 +443,8 @@ private:
             node& n = node_of(e.node);
             const std::size_t bytes = kind == eager_data || kind == data ? msg->size : 0;
             const vtime start = std::max(now(), n.rx_free);
-            const vtime stream = bytes_time(m_.G, bytes);
-            n.rx_free = start + m_.g + stream;
+            const auto [stream, gap] = costs_.wire(bytes);
+            n.rx_free = start + gap;
             events().push(start + stream, event_kind::lg_arrive, e.node, msg, kind);
             break;
         }
@@ -478,14 +478,14 @@ private:
             {
                 const vtime start = inject(r, msg->dest, msg, data, msg->size);
                 ++msg->packets;
-                events().push(start + bytes_time(m_.G, msg->size), event_kind::lg_sent, r, msg, data);
+                events().push(start + costs_.stream(msg->size), event_kind::lg_sent, r, msg, data);
             }
             break;
         case data:
             if (op* o = std::exchange(msg->rop, nullptr)) {
                 o->msg = nullptr;
                 o->wire_to = now();
-                o->finish_cost = m_.o_r + bytes_time(m_.O_r, msg->size);
+                o->finish_cost = costs_.receive(msg->size);
                 complete(o);
             }
             msg->receiver_done = true;
@@ -501,6 +501,7 @@ private:
     std::string waiting_for(int r) const { return nx2::detail::describe(nodes_[static_cast<std::size_t>(r)].waiting); }
 
     machine m_;
+    cost_table costs_;  ///< m_'s costs by size
     links links_;
     std::vector<vtime> link_free_;  ///< when each link can take the next packet (none when fully connected)
     std::vector<node> nodes_;
